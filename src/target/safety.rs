@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// Why the target must not be written because something uses it, or `None` when nothing is known to: a block
 /// device mounted, used as swap, held by RAID, LVM or device mapper, or open exclusively; a file (or device)
 /// that is the backing file of a loop device in such use, or under loop devices stacked up to one in such use;
-/// a swap file in use.
+/// a swap file in use; a file or device another program holds open (a file that is not the run's own new one).
 pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
     match t.kind {
         TargetKind::Block => {
@@ -25,9 +25,21 @@ pub fn in_use_reason(t: &TargetInfo) -> Option<String> {
                 .or_else(|| backing_in_use(t))
                 .or_else(|| under_loop_in_use(rdev, 0).map(|why| format!("it {why}")))
         }
-        TargetKind::File if !t.created => backing_in_use(t),
+        TargetKind::File if !t.created => backing_in_use(t).or_else(|| file_open_elsewhere(t)),
         TargetKind::File | TargetKind::Sim => None,
     }
+}
+
+/// A file target that another program holds open ([`super::openers`]): fio or dd writing the same file,
+/// whose I/O would mix with the run's and whose writes the run would overwrite. Another wkrun run holding
+/// the file's claim (its flock) is left to the claim, which refuses it in its own words.
+fn file_open_elsewhere(t: &TargetInfo) -> Option<String> {
+    let id @ Identity::File { dev, ino } = t.identity? else {
+        return None;
+    };
+    let runs = crate::sys::file::flock_holders(dev, ino);
+    let o = super::openers::opener(&[id], &runs)?;
+    Some(format!("it is open in another program: {}", o.words()))
 }
 
 /// A target another wkrun run holds (its flock, seen in /proc/locks), in words: a file target; for a block
@@ -1117,5 +1129,29 @@ mod tests {
         // Once they have ended, nothing holds either.
         assert_eq!(in_use_reason(&t), None);
         assert_eq!(in_use_reason(&file), None);
+    }
+
+    /// A plain file target another program holds open (fio writing the same file) is in use: a run that
+    /// writes is refused naming the program; one that reads is not; held by nothing, it is written.
+    #[test]
+    fn a_file_another_program_holds_open_is_in_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("held.img");
+        fs::write(&path, vec![0u8; 8192]).unwrap();
+        let t = super::super::probe(&path, 0).unwrap();
+        assert_eq!(in_use_reason(&t), None);
+        {
+            let h = Holder::new(&path);
+            let (pid, shown) = (h.0.id(), path.display());
+            let held = format!("it is open in another program: pid {pid} (sleep) has {shown} open");
+            assert_eq!(in_use_reason(&t).as_deref(), Some(held.as_str()));
+            assert_eq!(
+                consent(&t, true, None).unwrap_err(),
+                format!("refusing to write to {shown}: {held}")
+            );
+            assert!(consent(&t, false, None).is_ok());
+        }
+        assert_eq!(in_use_reason(&t), None);
+        assert!(consent(&t, true, None).is_ok());
     }
 }

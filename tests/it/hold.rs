@@ -1339,3 +1339,88 @@ fn runs_on_partitions_of_one_disk_claim_the_disk() {
     interrupt(a);
     drop(lp);
 }
+
+/// Left from attack 24 F10, with the real fio (skipped without it): a plain file target that fio is writing
+/// is refused for a run that writes, exit 2, naming fio's pid and the file, nothing written (no output
+/// folder); `wkrun plan` notes that the run would be refused; a run that only reads goes on; once fio has
+/// ended, the same run writes.
+#[test]
+fn a_file_fio_is_writing_is_refused() {
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip("hold::a_file_fio_is_writing_is_refused", &why);
+    }
+    let d = tempdir();
+    let p = d.path();
+    let img = p.join("t.img");
+    sparse_file(&img, 16 * MIB);
+    // `--thread`: fio's job runs in its own process's thread, so its descriptor is that process's.
+    let mut fio = Command::new("fio")
+        .args([
+            "--name=w",
+            "--filename=t.img",
+            "--size=16m",
+            "--rw=randwrite",
+        ])
+        .args([
+            "--bs=4k",
+            "--rate_iops=50",
+            "--time_based",
+            "--runtime=60",
+            "--thread",
+        ])
+        .current_dir(p)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("fio");
+    let pid = fio.id();
+    let holds = || {
+        fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+            (fds.flatten()).any(|e| fs::read_link(e.path()).is_ok_and(|l| l == img))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !holds() {
+        assert!(
+            Instant::now() < deadline,
+            "fio did not open {}",
+            img.display()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let phase = |name: &str, reads: u32| {
+        let body = format!(
+            "[[phase]]\nname = \"{name}\"\nkind = \"workload\"\nread_percent = {reads}\nduration = \"1s\"\n"
+        );
+        write_file(p, &format!("{name}.toml"), &spec_text(name, &body));
+    };
+    phase("w", 0);
+    phase("r", 100);
+    let shown = img.display();
+    let run = |spec: &str, out: &str| {
+        code_out_err(&wkrun(p, &[spec, "--target", "t.img", "-o", out, "-q"]))
+    };
+    let (code, _, err) = run("w.toml", "ow");
+    assert_eq!(code, 2, "{err}");
+    let held = format!(
+        "refusing to write to t.img: it is open in another program: pid {pid} (fio) has {shown} open"
+    );
+    assert!(err.contains(&held), "{held:?} in\n{err}");
+    assert!(!p.join("ow").exists(), "{err}");
+    let (code, _, err) = code_out_err(&wkrun(p, &["plan", "w.toml", "--target", "t.img"]));
+    assert_eq!(code, 0, "{err}");
+    let note = format!(
+        "the run would be refused: refusing to write to t.img: it is open in another program: pid {pid} (fio)"
+    );
+    assert!(
+        err.contains(&format!("note: {note}")),
+        "{note:?} in
+{err}"
+    );
+    let (code, _, err) = run("r.toml", "or");
+    assert_eq!(code, 0, "{err}");
+    let _ = fio.kill();
+    let _ = fio.wait();
+    let (code, _, err) = run("w.toml", "ow");
+    assert_eq!(code, 0, "{err}");
+}
