@@ -741,3 +741,58 @@ fn import_notes_falloc_on_a_device_and_a_verify_of_no_writes() {
     }
     assert!(!spec.contains("kind = \"verify\""), "{spec}");
 }
+
+/// Trial 26 L4: a libaio randtrim job on a regular file imports (wkrun trims a file by punching holes) with
+/// a note that fio itself ends such a job with error 25, which the real fio does; on a path under `/dev`
+/// (fio trims a device with any engine) and with falloc there is no such note.
+#[test]
+fn a_trim_job_fio_fails_on_a_file_is_noted() {
+    let t = tempdir();
+    let d = t.path();
+    let import = |file: &str, engine: &str| {
+        let args = [
+            "import",
+            "fio",
+            "--",
+            "--name=tr",
+            &format!("--filename={file}"),
+            "--size=1m",
+            &format!("--ioengine={engine}"),
+            "--rw=randtrim",
+            "--bs=4k",
+        ];
+        let (code, spec, err) = code_out_err(&wkrun(d, &args));
+        assert_eq!(code, 0, "{err}");
+        spec
+    };
+    let note = "# note: fio command line, argument 4 `--ioengine=libaio`: ioengine=libaio: fio trims a regular file only with ioengine=falloc: with libaio, fio ends this job on a file with error 25 (Inappropriate ioctl for device), while wkrun's trims on a file punch holes; to run it side by side with fio on a file, give fio ioengine=falloc\n";
+    let spec = import("t.img", "libaio");
+    assert!(spec.contains(note), "{spec}");
+    assert_eq!(spec.matches("error 25").count(), 1, "{spec}");
+    for (file, engine) in [("/dev/nosuch0", "libaio"), ("t.img", "falloc")] {
+        let spec = import(file, engine);
+        assert!(!spec.contains("error 25"), "{file} {engine}:\n{spec}");
+    }
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(
+            "fio_trimsync::a_trim_job_fio_fails_on_a_file_is_noted (fio's run)",
+            &why,
+        );
+    }
+    std::fs::write(d.join("t.img"), vec![0u8; 1 << 20]).unwrap();
+    let o = std::process::Command::new("fio")
+        .args([
+            "--name=tr",
+            "--filename=t.img",
+            "--size=1m",
+            "--ioengine=libaio",
+        ])
+        .args(["--rw=randtrim", "--bs=4k", "--output-format=json"])
+        .current_dir(d)
+        .output()
+        .expect("fio");
+    let text = String::from_utf8_lossy(&o.stdout);
+    let v: Value =
+        serde_json::from_str(&text[text.find('{').expect("JSON")..]).expect("fio's JSON");
+    assert_eq!(v["jobs"][0]["error"].as_i64(), Some(25), "{v}");
+}
