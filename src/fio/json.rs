@@ -1789,11 +1789,56 @@ pub const NO_IO_ENGINES: [(&str, &str, &str); 9] = [
     ),
 ];
 
-/// Whether fio's `ioengine` `engine` keeps one I/O in flight per job whatever its `iodepth` (fio caps its
-/// depth at 1: "synchronous I/O engine ... queue depth will be capped at 1"): psync (fio's default), sync,
-/// pvsync, pvsync2 and falloc. Its effective queue depth is 1, for `wkrun import fio` and for fio's JSON.
+/// fio's engines that keep one I/O in flight per job whatever its `iodepth`: those fio's sources flag
+/// `FIO_SYNCIO` (fio 3.33 and later; fio then says "synchronous I/O engine ... queue depth will be capped
+/// at 1"), each of whose I/Os is done before the next is issued. vsync queues contiguous I/Os for one
+/// readv/writev, yet under strace fio 3.33 at iodepth=8 issues one 4 KiB readv at a time (its JSON's
+/// `iodepth_level` says 8 none the less). Left out, though flagged: `sg` and `libiscsi`, whose I/Os stay
+/// queued (sg on a /dev/sg device with direct=0 and sync=0), and `null`, flagged only at iodepth=1.
+pub const ONE_IN_FLIGHT_ENGINES: [&str; 35] = [
+    "psync",
+    "sync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "falloc",
+    "mmap",
+    "splice",
+    "e4defrag",
+    "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
+    "cpuio",
+    "exec",
+    "net",
+    "netsplice",
+    "mtd",
+    "gfapi",
+    "http",
+    "libhdfs",
+    "libpmem",
+    "dev-dax",
+    "pmemblk",
+    "libzbc",
+    "libcufile",
+    "libhipfile",
+    "page_fault",
+    "ime_psync",
+    "ime_psyncv",
+    "librpma_apm_server",
+    "librpma_gpspm_server",
+];
+
+/// Whether fio's `ioengine` `engine` keeps one I/O in flight per job whatever its `iodepth`: one of
+/// [`ONE_IN_FLIGHT_ENGINES`] (psync, fio's default, sync, vsync, pvsync, pvsync2, falloc, mmap, splice,
+/// ...). Its effective queue depth is 1, for `wkrun import fio` (its queue depth, and a latency target's
+/// search, which has one depth to try) and for fio's JSON.
 pub fn one_io_in_flight(engine: &str) -> bool {
-    matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2" | "falloc")
+    ONE_IN_FLIGHT_ENGINES.contains(&engine)
 }
 
 /// Whether fio's `ioengine` `engine` is one of [`NO_IO_ENGINES`].
@@ -1887,7 +1932,13 @@ mod tests {
         assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "psync");
         let r = from_bytes("q.json", text.as_bytes()).expect("reads");
         assert_eq!(r.phases[0].params.queue_depth, Some(1));
-        assert!(one_io_in_flight("psync") && one_io_in_flight("falloc"));
+        let one: Vec<&str> = [
+            "psync", "falloc", "vsync", "mmap", "splice", "cpuio", "sg", "null",
+        ]
+        .into_iter()
+        .filter(|e| one_io_in_flight(e))
+        .collect();
+        assert_eq!(one, ["psync", "falloc", "vsync", "mmap", "splice", "cpuio"]);
         assert!(!one_io_in_flight("libaio") && !one_io_in_flight("io_uring"));
     }
 

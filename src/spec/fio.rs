@@ -444,9 +444,13 @@ pub const FIO_KEYS: &[FioKey] = &[
         "hipri",
         "`hipri` is not imported: it is `polled = true` in a wkrun phase (`engine = \"io_uring\"`, a block device with poll queues)",
     ),
-    refuse(
+    map(
         "sqthread_poll",
-        "`sqthread_poll` is not imported: it is `sq_poll = true` in a wkrun phase (`engine = \"io_uring\"`)",
+        "`sqthread_poll` is `sq_poll` in wkrun (sqthread_poll=1, or given bare, is sq_poll = true; io_uring only)",
+    ),
+    map(
+        "sqthread_poll_cpu",
+        "wkrun has no `sqthread_poll_cpu`: the sq_poll thread runs on whichever CPU the kernel picks (fio pins it with IORING_SETUP_SQ_AFF)",
     ),
     map(
         "thinktime",

@@ -29,6 +29,7 @@ mod fio_kb_base;
 mod fio_mixed;
 mod fio_mixsync;
 mod fio_odd;
+mod fio_one_in_flight;
 mod fio_poisson_sync;
 mod fio_side;
 mod fio_trial;

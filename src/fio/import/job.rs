@@ -152,6 +152,11 @@ pub struct Job {
     pub interval_ms: Option<u64>,
     /// `invalidate`.
     pub invalidate: bool,
+    /// `sqthread_poll` (io_uring's kernel thread polling its submission queue): where it was turned on,
+    /// bare or nonzero; `None` off (fio's default).
+    pub sq_poll: Option<Place>,
+    /// `sqthread_poll_cpu`: the CPU fio pins that thread to, as written, and where.
+    pub sq_poll_cpu: Option<(String, Place)>,
     /// Options accepted with a note.
     pub notes: Vec<Remark>,
     /// Options with no wkrun meaning.
@@ -216,6 +221,8 @@ impl Job {
             on_error_continue: None,
             interval_ms: None,
             invalidate: true,
+            sq_poll: None,
+            sq_poll_cpu: None,
             notes: Vec::new(),
             refused: Vec::new(),
         }
@@ -714,6 +721,12 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
         }
         "buffered" => job.direct = !value::boolean(v)?,
         "invalidate" => job.invalidate = value::boolean(v)?,
+        // A bare `sqthread_poll` is fio's 1; whether the engine takes it is [`super::shape::sq_poll`]'s.
+        "sqthread_poll" => job.sq_poll = flag(v)?.then(|| at.clone()),
+        "sqthread_poll_cpu" => {
+            value::int(v, kb)?;
+            job.sq_poll_cpu = Some((v.trim().to_string(), at.clone()));
+        }
         "norandommap" => job.random_map = !flag(v)?,
         "randseed" => job.seed = Some(value::int(v, kb)?),
         "random_distribution" => return Ok(distribution(job, v)),

@@ -101,6 +101,8 @@ pub struct Shape {
     pub interval_ms: Option<u64>,
     /// Whether a failed I/O is counted and the job goes on.
     pub on_error_continue: Option<bool>,
+    /// A kernel thread polls io_uring's submission queue (`sqthread_poll`): `sq_poll = true`.
+    pub sq_poll: bool,
 }
 
 /// A job's shape, and what was said about it.
@@ -159,12 +161,12 @@ fn latency(
 }
 
 /// Why a latency-target search of `job` (its `latency_target` at `at`) has one queue depth whatever its
-/// `iodepth`: fio's sync engines (psync, its default, sync, pvsync, pvsync2) keep one I/O in flight, so the
-/// import's queue depth is 1 (trial 16 F3: the spec's rule then refused "this phase has one" without
-/// saying why). `None` for a queue engine.
+/// `iodepth`: its engine keeps one I/O in flight ([`crate::fio::json::one_io_in_flight`]: psync, fio's
+/// default, sync, pvsync, pvsync2, falloc...), so the import's queue depth is 1 (trial 16 F3: the spec's
+/// rule then refused "this phase has one" without saying why). `None` for a queue engine.
 fn one_depth(job: &Job, at: &Place) -> Option<String> {
     let engine = job.engine.0.as_str();
-    if !matches!(engine, "psync" | "sync" | "pvsync" | "pvsync2") {
+    if !crate::fio::json::one_io_in_flight(engine) {
         return None;
     }
     let default = match job.engine.1 {
@@ -179,6 +181,46 @@ fn one_depth(job: &Job, at: &Place) -> Option<String> {
         "fio's {engine} engine{default} keeps one I/O in flight whatever iodepth={} says, so there is one queue depth and nothing to search: give {dashes}ioengine=libaio or {dashes}ioengine=io_uring to search queue depths up to iodepth={}",
         job.iodepth, job.iodepth
     ))
+}
+
+/// `sqthread_poll` (a kernel thread polls io_uring's submission queue): `sq_poll = true` on io_uring; on
+/// another engine refused, since fio has it on io_uring only. `sqthread_poll_cpu` (the CPU fio pins that
+/// thread to) is refused with it, as wkrun leaves the thread where the kernel puts it, and noted without
+/// it, as fio then ignores it.
+pub(super) fn sq_poll(job: &Job, notes: &mut Vec<Remark>, refused: &mut Vec<Remark>) -> bool {
+    let cpu = job
+        .sq_poll_cpu
+        .as_ref()
+        .map(|(c, at)| (at, format!("sqthread_poll_cpu={c}")));
+    let Some(at) = &job.sq_poll else {
+        if let Some((at, text)) = cpu {
+            notes.push(remark(
+                at,
+                text,
+                "fio pins its submission polling thread only with sqthread_poll, which this job does not set: nothing to import",
+            ));
+        }
+        return false;
+    };
+    let engine = job.engine.0.as_str();
+    if engine != "io_uring" {
+        refused.push(remark(
+            at,
+            "sqthread_poll=1",
+            format!(
+                "sqthread_poll applies only to fio's io_uring engine (a kernel thread polling its submission queue), not to ioengine={engine}: wkrun's sq_poll = true needs engine = \"io_uring\""
+            ),
+        ));
+        return false;
+    }
+    if let Some((at, text)) = cpu {
+        refused.push(remark(
+            at,
+            text,
+            "wkrun has no `sqthread_poll_cpu`: its sq_poll thread runs on whichever CPU the kernel picks (fio pins it there with IORING_SETUP_SQ_AFF)",
+        ));
+    }
+    true
 }
 
 /// fio's falloc engine: a trim job's is noted (how it trims a file, or zeroes a device's range), any other
@@ -379,6 +421,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         steady,
         interval_ms: job.interval_ms,
         on_error_continue: job.on_error_continue,
+        sq_poll: sq_poll(job, &mut notes, &mut refused),
     };
     Ok(Shaped {
         shape,

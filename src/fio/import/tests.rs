@@ -226,6 +226,12 @@ const MAPPED: &[Sample] = &[
     ("fixedbufs", "fixedbufs", None),
     ("registerfiles", "registerfiles", None),
     (
+        "sqthread_poll",
+        "ioengine=io_uring\nsqthread_poll=1",
+        Some(("sq_poll", "true")),
+    ),
+    ("sqthread_poll_cpu", "sqthread_poll_cpu=1", None),
+    (
         "thinktime",
         "thinktime=100",
         Some(("think_time", "\"100us\"")),
@@ -1188,5 +1194,81 @@ fn rate_min_is_refused() {
         err.iter()
             .any(|e| e.contains("rate_min=1m: wkrun has no `rate_min`")),
         "{err:?}"
+    );
+}
+
+/// fio's `sqthread_poll` (a kernel thread polls io_uring's submission queue) is `sq_poll = true` on
+/// io_uring, set to 1 or given bare, in a job file or on a command line; 0 (fio's default) is no key. On
+/// another engine it is refused saying it is io_uring's; `sqthread_poll_cpu` is refused beside it (wkrun
+/// does not pin the thread) and noted without it (fio then ignores it).
+#[test]
+fn sqthread_poll_is_sq_poll_on_io_uring() {
+    let base = "[j]\nfilename=f\nsize=8m\ntime_based\nruntime=1\nrw=randread\niodepth=8\n";
+    for line in ["sqthread_poll=1", "sqthread_poll"] {
+        let p = first(&format!("{base}ioengine=io_uring\n{line}\n"));
+        assert_eq!(
+            p.get("sq_poll"),
+            Some(&toml::Value::Boolean(true)),
+            "{line}"
+        );
+        assert_eq!(p["engine"].as_str(), Some("io_uring"), "{line}");
+        assert_eq!(p["queue_depth"].as_integer(), Some(8), "{line}");
+    }
+    let p = first(&format!("{base}ioengine=io_uring\nsqthread_poll=0\n"));
+    assert_eq!(p.get("sq_poll"), None);
+    let args: Vec<String> = [
+        "--name=j",
+        "--filename=f",
+        "--size=8m",
+        "--rw=randread",
+        "--ioengine=io_uring",
+        "--sqthread_poll",
+    ]
+    .map(String::from)
+    .to_vec();
+    let out = import(&Source::Args(args), false, None, &env).expect("imports");
+    let p = phases(&out.text).0.remove(0);
+    assert_eq!(p.get("sq_poll"), Some(&toml::Value::Boolean(true)));
+    for (engine, line) in [("ioengine=libaio\n", 9), ("", 8)] {
+        let text = format!("{base}{engine}sqthread_poll=1\n");
+        let e = import_text(&text, false).unwrap_err();
+        let named = match engine {
+            "" => "psync",
+            _ => "libaio",
+        };
+        assert_eq!(
+            e,
+            [format!(
+                "j.fio:{line}: sqthread_poll=1: sqthread_poll applies only to fio's io_uring engine (a kernel thread polling its submission queue), not to ioengine={named}: wkrun's sq_poll = true needs engine = \"io_uring\" (--lossy drops it, with a comment in the spec)"
+            )]
+        );
+    }
+    let text = format!("{base}ioengine=io_uring\nsqthread_poll=1\nsqthread_poll_cpu=1\n");
+    assert_eq!(
+        import_text(&text, false).unwrap_err(),
+        [
+            "j.fio:10: sqthread_poll_cpu=1: wkrun has no `sqthread_poll_cpu`: its sq_poll thread runs on whichever CPU the kernel picks (fio pins it there with IORING_SETUP_SQ_AFF) (--lossy drops it, with a comment in the spec)"
+        ]
+    );
+    let out = import_text(&text, true).expect("--lossy imports");
+    let p = phases(&out.text).0.remove(0);
+    assert_eq!(p.get("sq_poll"), Some(&toml::Value::Boolean(true)));
+    assert_eq!(out.dropped.len(), 1, "{:?}", out.dropped);
+    let out = import_text(
+        &format!("{base}ioengine=io_uring\nsqthread_poll_cpu=1\n"),
+        false,
+    )
+    .expect("imports");
+    assert_eq!(phases(&out.text).0[0].get("sq_poll"), None);
+    let cpu: Vec<&String> = out
+        .notes
+        .iter()
+        .filter(|n| n.contains("sqthread_poll"))
+        .collect();
+    assert_eq!(
+        cpu,
+        [
+            "j.fio:9: sqthread_poll_cpu=1: fio pins its submission polling thread only with sqthread_poll, which this job does not set: nothing to import"
+        ]
     );
 }

@@ -72,6 +72,9 @@ fn workload(p: &Phase) -> Vec<Entry> {
     if let Some(mode) = sh.sync {
         k.push(("sync", s(mode)));
     }
+    if sh.sq_poll {
+        k.push(("sq_poll", "true".into()));
+    }
     if let Some((call, n)) = sh.flush {
         k.push((call, n.to_string()));
     }
