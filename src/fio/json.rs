@@ -60,7 +60,8 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
         (false, false) => "latency figures are fio's total latency (lat: submission to completion, as wkrun's)".into(),
     };
     // Each phase whose percentiles fio's output lacks some of, named with them ([`lacking`]), and each
-    // whose reads, writes and trims fio reported together ([`split_unknown`]).
+    // whose reads, writes and trims fio reported together ([`split_unknown`]), or as clones with no
+    // percentiles ([`clones_without_percentiles`]).
     let lacks = r.phases.iter().flat_map(|p| {
         let said = |w: &&String| {
             w.starts_with(LACKS)
@@ -73,12 +74,38 @@ pub fn latency_caveat(r: &Results) -> Option<String> {
     });
     let together = (r.phases.iter())
         .filter_map(|p| Some(format!("; phase {}: {}", p.name, split_unknown(p)?)));
-    let lacks = lacks.chain(together);
+    let clones = (r.phases.iter()).filter_map(|p| {
+        Some(format!(
+            "; phase {}: {}",
+            p.name,
+            clones_without_percentiles(p)?
+        ))
+    });
+    let lacks = lacks.chain(together).chain(clones);
     Some(std::iter::once(text).chain(lacks).collect())
 }
 
 /// How the warning of [`lacking`] starts.
 const LACKS: &str = "fio's output lacks ";
+
+/// How the warning of a phase summed from a job's `numjobs` clones starts ([`read_warnings`]).
+const CLONES: &str = "fio reported this job's ";
+
+/// Why phase `p` read from fio's JSON has no latency percentiles (`compare` shows them `-`): its job's
+/// `numjobs` clones, reported one by one without `group_reporting`, were summed, and clones' percentiles
+/// cannot be added up; from json+ latency bins wkrun adds them, so a phase read from `json+` has them and
+/// this is `None` (trial 25 F5: the `-` had no word why). `None` for any other phase.
+pub fn clones_without_percentiles(p: &PhaseResult) -> Option<String> {
+    let clones = warned(p, CLONES)?;
+    let n = clones[CLONES.len()..].split(' ').next().unwrap_or("?");
+    let absent =
+        |d: &DirStats| d.ops > 0 && d.latency_ns.is_none() && d.latency_moments_ns.is_some();
+    [&p.read, &p.write].into_iter().chain(p.trim.as_ref()).any(absent).then(|| {
+        format!(
+            "latency percentiles absent, shown -: fio reported the job's {n} clones (numjobs without group_reporting) one by one, and percentiles of clones cannot be added up from fio's json output; with --output-format=json+ they can (wkrun adds up the clones' latency bins), or fio's group_reporting gives them for the whole"
+        )
+    })
+}
 
 /// How much of a file's start [`looks_like_fio`] looks at: a file whose first 64 KiB do not say it is fio's
 /// output is not read as one.
@@ -879,7 +906,7 @@ fn read_warnings(
     )];
     if let [(first, _), .., (last, _)] = clones {
         warnings.push(format!(
-            "fio reported this job's {} clones (numjobs, jobs[{first}] to jobs[{last}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
+            "{CLONES}{} clones (numjobs, jobs[{first}] to jobs[{last}]) one by one: summed here as fio's group_reporting would sum them (latency min, mean, stddev and max pooled); percentiles only from json+ latency bins, else absent",
             clones.len(),
         ));
     }

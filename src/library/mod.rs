@@ -449,8 +449,9 @@ impl Library {
         Ok((tx, sql))
     }
 
-    /// Adds `runs` in one transaction (all or none), each under `label` when given, else its own label
-    /// (the results' `label`, else its folder's name). A run already in the library (the same
+    /// Adds `runs` in one transaction (all or none), each under `label` when given, else the name it goes
+    /// by ([`given_name`]: its own label, but its folder's name where that label is only its target's
+    /// default name, which runs on one drive share; trial 25 F6). A run already in the library (the same
     /// `results.json` bytes) is not added again; with `label`, its label becomes `label`.
     ///
     /// # Errors
@@ -464,12 +465,8 @@ impl Library {
         let sql = &sql;
         let mut out = Vec::new();
         for run in runs {
-            let own = run
-                .results
-                .label
-                .clone()
-                .unwrap_or_else(|| crate::report::runs::folder_name(&run.file));
-            let want = label.map_or(own, str::to_string);
+            let own = || given_name(&run.results, &run.file, None);
+            let want = label.map_or_else(own, str::to_string);
             let there: Option<(i64, String)> = tx
                 .query_row(
                     "SELECT id, label FROM entries WHERE results_sha256 = ?1",

@@ -720,7 +720,9 @@ pub fn compare(runs: &[Run]) -> Comparison {
         }
     }
     if runs.len() > 1 {
-        let scores = scores(&results);
+        let ran = runs.iter().map(|r| (&r.results, r.file.as_path()));
+        let stopped = super::not_run::stopped_in_names(ran);
+        let scores = scores(&results, &stopped);
         let mut row = composite_row(&scores, Metric::Composite.label());
         row.note = composite_note(&results, &scores);
         rows.push(row);
@@ -855,7 +857,7 @@ struct Apart<'a> {
 }
 
 /// The phases of predictions (results with `prediction`) that are not compared with their namesakes in
-/// the measured runs: those whose workload differs from a measured namesake's
+/// the measured runs: those whose workload differs from that of the measured phase they predict ([`predicts`])
 /// ([`PhaseResult::workload_diffs`]: span, block sizes, read share, pattern, queue depth, workers and the
 /// rest; the duration may differ), as the report pairs a prediction with a measurement. By name alone, a
 /// prediction of 64 KiB writes stood beside a measurement of 4 KiB ones as its prediction (review M7). The
@@ -877,7 +879,7 @@ fn apart(runs: &[Run]) -> Vec<Apart<'_>> {
             .filter(|p| p.kind != PhaseKind::Erase);
         for p in ours {
             let differs = (0..runs.len()).filter(|&j| measured(j)).find_map(|j| {
-                let theirs = runs[j].results.phases.iter().find(|m| m.name == p.name)?;
+                let theirs = runs[j].results.phases.iter().find(|m| predicts(p, m))?;
                 let diffs = p.workload_diffs(theirs);
                 (!diffs.is_empty()).then_some((j, diffs))
             });
@@ -894,13 +896,25 @@ fn apart(runs: &[Run]) -> Vec<Apart<'_>> {
     out
 }
 
+/// Whether a prediction's phase `p` is the prediction of the measured phase `m`: the one definition of
+/// the predicted phase of a measured phase, for the rows ([`apart`]) and the composite (`apart_pair`)
+/// alike. Of the same name and the same labels (sweep and matrix values): `compare --by` renames each
+/// member's phases to their name without the label compared by ([`super::members::pair_name`]), so a
+/// name alone paired a member's prediction with another member's measurement (trial 25 F3: every predicted
+/// phase of `compare TRUTH PREDICTED --by op` was on rows of its own, "predicted for another workload").
+fn predicts(p: &PhaseResult, m: &PhaseResult) -> bool {
+    p.name == m.name && p.labels == m.labels
+}
+
 /// Whether phase `pa` of run `a` and its namesake `pb` of run `b` are a prediction's and a measurement's
-/// (neither read from another tool's output) of different workloads, which [`compare`] does not pair
-/// ([`apart`]).
+/// (neither read from another tool's output), the one the other's ([`predicts`]), of different workloads,
+/// which [`compare`] does not pair ([`apart`]). A prediction's phase beside another member's measurement
+/// (`compare --by`) is compared as the measured members are: their workloads differ by design.
 fn apart_pair((a, pa): (&Results, &PhaseResult), (b, pb): (&Results, &PhaseResult)) -> bool {
     a.prediction.is_some() != b.prediction.is_some()
         && a.source.is_none()
         && b.source.is_none()
+        && predicts(pa, pb)
         && !pa.workload_diffs(pb).is_empty()
 }
 
@@ -1839,9 +1853,10 @@ type Twin<'a> = Result<(&'a PhaseResult, &'a PhaseResult), (&'a str, &'static st
 /// name with `run`'s or said why not: `not run`, a prediction's phase and a measured one of another workload
 /// (`apart_pair`), fio's job counting its verify reads, a phase that measured nothing in either (`not
 /// measured`: no score, not a loss of 100 %), and one that did not complete in either (`interrupted`,
-/// `failed`: its figures cover the part it ran, its twin's the whole phase). A phase a completed `run`
-/// lacks is not in common (another spec's run).
-fn twin<'a>(first: &'a Results, run: &'a Results) -> Vec<Twin<'a>> {
+/// `failed`: its figures cover the part it ran, its twin's the whole phase). The phase `run` was in when it
+/// ended without writing its results (`stopped_in`, [`super::not_run::stopped_in`]) is [`STOPPED_IN`], as
+/// the report says it. A phase a completed `run` lacks is not in common (another spec's run).
+fn twin<'a>(first: &'a Results, run: &'a Results, stopped_in: Option<&str>) -> Vec<Twin<'a>> {
     // A job that did no storage I/O (fio's cpuio) is no workload to score, on either side.
     let storage = |p: &PhaseResult| crate::fio::json::no_storage_io(p).is_none();
     let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload && storage(p));
@@ -1854,7 +1869,10 @@ fn twin<'a>(first: &'a Results, run: &'a Results) -> Vec<Twin<'a>> {
         .map(|b| {
             let why = |w| Err((b.name.as_str(), w));
             let Some(&p) = mine.get(b.name.as_str()) else {
-                return why("not run");
+                return match stopped_in == Some(b.name.as_str()) {
+                    true => why(STOPPED_IN),
+                    false => why("not run"),
+                };
             };
             if apart_pair((first, b), (run, p)) {
                 return why("predicted for another workload");
@@ -1877,7 +1895,7 @@ fn twin<'a>(first: &'a Results, run: &'a Results) -> Vec<Twin<'a>> {
 /// The workload phases of `run` paired with the first run's (`first`) by name, as the composite pairs them
 /// (`twin`).
 fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a PhaseResult)> {
-    twin(first, run).into_iter().flatten().collect()
+    twin(first, run, None).into_iter().flatten().collect()
 }
 
 /// A run's composite score ([`scores`]) and the first run's workloads it rests on.
@@ -1906,7 +1924,12 @@ impl Score {
         let why: Vec<String> = self
             .left
             .iter()
-            .map(|(name, why)| format!("{} {why}", crate::text::escaped(name)))
+            .map(|(name, why)| match *why {
+                STOPPED_IN => {
+                    crate::results::planned::stopped_in_words(&crate::text::escaped(name))
+                }
+                _ => format!("{} {why}", crate::text::escaped(name)),
+            })
             .collect();
         match self.left.len() == self.of {
             true => format!("no workload of {} scored: {}", self.of, why.join(", ")),
@@ -1986,19 +2009,27 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// figures cover part of the phase; trial 21 T3) with any (`twin`). `None` for a run that shares no such
 /// phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
-    scores(runs).into_iter().map(|s| s.value).collect()
+    scores(runs, &[]).into_iter().map(|s| s.value).collect()
 }
 
+/// Why a workload is not scored when its run ended in it without writing its results (`twin`): said by
+/// [`Score::rests`] as the report says it, `stopped in rw2 (the run ended without writing its results:
+/// killed?)` ([`crate::results::planned::stopped_in_words`]).
+const STOPPED_IN: &str = "stopped in";
+
 /// Each run's composite score ([`composite`]) with the workloads of the first run it leaves out and why
-/// (`twin`; `without a lead figure in both` for a pair without a positive figure to set side by side).
-pub fn scores(runs: &[&Results]) -> Vec<Score> {
+/// (`twin`; `without a lead figure in both` for a pair without a positive figure to set side by side);
+/// `stopped_in`, per run, the phase it ended in without writing its results
+/// ([`super::not_run::stopped_in`]; none given for a run past the slice's end).
+pub fn scores(runs: &[&Results], stopped_in: &[Option<&str>]) -> Vec<Score> {
     let Some(first) = runs.first() else {
         return Vec::new();
     };
     runs.iter()
-        .map(|run| {
+        .enumerate()
+        .map(|(i, run)| {
             let (mut logs, mut left) = (Vec::new(), Vec::new());
-            let twins = twin(first, run);
+            let twins = twin(first, run, stopped_in.get(i).copied().flatten());
             let of = twins.len();
             for t in twins {
                 match t.map(|(b, p)| (b, log_ratio(b, p))) {

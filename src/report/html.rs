@@ -1035,7 +1035,9 @@ fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
     }
     if runs.len() > 1 {
         let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
-        let all = compare::scores(&results);
+        let ran = runs.iter().map(|r| (&r.results, r.file.as_path()));
+        let stopped = super::not_run::stopped_in_names(ran);
+        let all = compare::scores(&results, &stopped);
         let scores: Vec<String> = all
             .iter()
             .zip(runs)

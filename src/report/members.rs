@@ -133,7 +133,8 @@ pub fn compare_by(runs: &[Run], by: &str) -> Result<Comparison, String> {
         .map(|r| with_phases(&r.results, |p| p.kind == PhaseKind::Workload))
         .collect();
     let workloads: Vec<&Results> = workloads.iter().collect();
-    let scores = compare::scores(&workloads);
+    // A member's parts keep no planned phases: none was stopped in.
+    let scores = compare::scores(&workloads, &[]);
     let label = format!(
         "composite of the workloads (geometric mean of ratios to {})",
         columns[0]

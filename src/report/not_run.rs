@@ -5,8 +5,9 @@
 
 use super::html::{esc, swatch};
 use super::runs::RunData;
-use crate::results::{FromPhase, PlannedPhase, Status, planned};
+use crate::results::{FromPhase, PlannedPhase, Results, Status, planned};
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// A run's phases not run: the one it stopped in without writing its results, when its folder shows it
 /// began ([`crate::results::Results::stopped_in`]), and the phases it planned and never ran after it.
@@ -20,7 +21,7 @@ pub struct NotRun<'a> {
 impl NotRun<'_> {
     /// What run `r` did not run.
     pub fn of(r: &RunData) -> NotRun<'_> {
-        let stopped_in = r.results.stopped_in(|p| planned::began_in(&r.file, p));
+        let stopped_in = stopped_in(&r.results, &r.file);
         let never = (r.results.not_run().into_iter())
             .filter(|p| stopped_in != Some(*p))
             .collect();
@@ -54,6 +55,23 @@ impl NotRun<'_> {
             ),
         })
     }
+}
+
+/// The planned phase run `results` (read from `file`, its `results.json`) was in when it ended without
+/// writing its results ([`crate::results::Results::stopped_in`], with [`planned::began_in`]): the one
+/// definition for the report's list and `compare`'s composite (attack 25 F6: compare said `not run` of the
+/// phase the report said the run stopped in).
+pub fn stopped_in<'a>(results: &'a Results, file: &Path) -> Option<&'a PlannedPhase> {
+    results.stopped_in(|p| planned::began_in(file, p))
+}
+
+/// The name of the phase each run (`(results, file)`) was in when it ended without writing its results
+/// ([`stopped_in`]), as `compare`'s composite takes them ([`super::compare::scores`]).
+pub fn stopped_in_names<'a>(
+    runs: impl Iterator<Item = (&'a Results, &'a Path)>,
+) -> Vec<Option<&'a str>> {
+    runs.map(|(r, f)| stopped_in(r, f).map(|p| p.name.as_str()))
+        .collect()
 }
 
 /// Why run `r` stopped before its planned phases, in words: `interrupted by SIGINT`, `failed: ERROR`,

@@ -438,3 +438,60 @@ fn real_fio_ranks_at_round_counts_validate() {
         "jobs[0].write.clat_ns.percentile.\"99.950000\" is 5931008: fio's from its bins is 6651904, the first bucket at which their running count reaches 99.950000 % of 2000",
     );
 }
+
+/// Trial 25 F5: fio's JSON of a job of `numjobs=2` without `group_reporting` reports each clone, which wkrun
+/// sums into one phase; clones' percentiles cannot be added up from `json`, so `compare` shows them `-`, and
+/// its note under the table now says why. From `json+`, whose latency bins wkrun adds up, they are known,
+/// and nothing is said. Real fio: libaio, 1 s, on a 64 MiB file.
+#[test]
+fn compare_says_why_clones_of_fio_json_have_no_percentiles() {
+    let test = "fio_bins::compare_says_why_clones_of_fio_json_have_no_percentiles";
+    if let Some(why) = crate::fio_cli::fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let args = [
+        "--name=rw",
+        "--filename=f",
+        "--size=64m",
+        "--rw=randread",
+        "--bs=4k",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--iodepth=4",
+        "--numjobs=2",
+        "--time_based",
+        "--runtime=1s",
+    ];
+    let plus = fio_plus(d.path(), "plus.json", &args);
+    let plain = fio_as(d.path(), "plain.json", "json", &args);
+    for doc in [&plus, &plain] {
+        assert_eq!(doc["jobs"].as_array().map(Vec::len), Some(2));
+    }
+    let (code, table, err) =
+        code_out_err(&wkrun(d.path(), &["compare", "plus.json", "plain.json"]));
+    assert_eq!(code, 0, "{err}");
+    let why = "; phase rw: latency percentiles absent, shown -: fio reported the job's 2 clones (numjobs without group_reporting) one by one, and percentiles of clones cannot be added up from fio's json output; with --output-format=json+ they can (wkrun adds up the clones' latency bins), or fio's group_reporting gives them for the whole\n";
+    // Each run's latency note: json+'s says nothing of clones, json's ends with why.
+    let note = |run: &str| {
+        let head = format!("note: fio: {run}: latency ");
+        let notes: Vec<&str> = table.lines().filter(|l| l.starts_with(&head)).collect();
+        assert_eq!(notes.len(), 1, "{table}");
+        notes[0].to_string()
+    };
+    assert!(!note("plus.json").contains("percentiles absent"), "{table}");
+    assert!(note("plain.json").ends_with(why.trim_end()), "{table}");
+    assert!(table.ends_with(why), "{why:?} last in\n{table}");
+    let (code, csv, err) = code_out_err(&wkrun(
+        d.path(),
+        &["compare", "plus.json", "plain.json", "--format", "csv"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    for q in ["p50", "p99", "p99.9"] {
+        let head = format!("rw,read latency {q} (µs),");
+        let row = csv.lines().find(|l| l.starts_with(&head)).expect("row");
+        let cells: Vec<&str> = row[head.len()..].split(',').collect();
+        assert!(cells[0].parse::<f64>().is_ok_and(|v| v > 0.0), "{row}");
+        assert_eq!(&cells[1..], ["-", ""], "{row}");
+    }
+}

@@ -1132,3 +1132,49 @@ fn a_run_given_against_the_library_goes_by_its_library_label() {
     let svg = std::fs::read_to_string(t.path().join("rep/ranked-01-w-mean_iops.svg")).expect("svg");
     assert!(svg.contains("rr3: rank "), "{svg}");
 }
+
+/// Trial 25 F6: runs made on one drive without `--label` all bear its default label (its target's name);
+/// `library add` gave them that label each, so `library list` and the ranking could not tell them apart.
+/// Each is added under the name `compare` and `report` give it ([`wkrun::library::given_name`]): its
+/// folder's name where its label is only that default, else its own label.
+#[test]
+fn runs_of_one_drive_added_without_a_label_take_their_folders_names() {
+    let t = tempdir();
+    spec(t.path(), "lib");
+    let target = "sim:capacity=128MiB,op=28%";
+    for out in ["r1", "r2", "r3"] {
+        let args = ["lib.toml", "--target", target, "-q", "-o", out];
+        let (c, _, e) = code_out_err(&wkrun(t.path(), &args));
+        assert_eq!(c, 0, "{e}");
+    }
+    sim_run(t.path(), "lib", "r4", 28, "mine");
+    let (_, r1) = strict_results(&t.path().join("r1"));
+    let default = r1["label"].as_str().expect("label").to_string();
+    assert_eq!(default, format!("{target},dies=1"));
+    let library = t.path().join("lib.sqlite");
+    let (c, out, e) = lib(t.path(), &library, &["library", "add", "r1", "r2", "r4"]);
+    assert_eq!((c, e.as_str()), (0, ""));
+    let lib_s = library.display();
+    assert_eq!(
+        out,
+        format!(
+            "added entry 1, r1: r1/results.json\nadded entry 2, r2: r2/results.json\nadded entry 3, mine: r4/results.json\nlibrary: {lib_s} (3 entries)\n"
+        )
+    );
+    let labels: Vec<String> = listed(t.path(), &library, &[])
+        .into_iter()
+        .map(|row| row[1].clone())
+        .collect();
+    assert_eq!(labels, ["r1", "r2", "mine"]);
+    // The ranking names each apart, the run given by its folder's name too.
+    let (c, out, e) = lib(
+        t.path(),
+        &library,
+        &["compare", "r3", "--against-library", "--format", "csv"],
+    );
+    assert_eq!(c, 0, "{e}");
+    assert_eq!(
+        out.lines().next(),
+        Some("phase,metric,r3,r1,r1 change (%),r2,r2 change (%),mine,mine change (%)")
+    );
+}

@@ -99,6 +99,18 @@ fn a_phase_a_killed_run_was_in_is_said_to_be_where_it_stopped() {
         !html.contains("<td class=\"l\">rw2</td>"),
         "rw2 is not listed as never run"
     );
+    // Attack 25 F6: compare's composite says it as the report does, not "not run", and the report's
+    // composite too.
+    let (code, table, err) = code_out_err(&wkrun(d.path(), &["compare", "a", "b"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let rests = "over 1 of 3 workloads: stopped in rw2 (the run ended without writing its results: killed?), rw3 not run";
+    let note = format!("\n[1] the composite of {label} [running]: {rests}\n");
+    assert!(table.contains(&note), "{note:?} in\n{table}");
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["report", "a", "b", "-o", "rep2"]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.path().join("rep2/index.html")).expect("report");
+    let said = format!("<p class=\"meta\">Composite: the composite of {label}: {rests}</p>");
+    assert!(html.contains(&said), "{said:?} in the report");
     // The killed run merged beside the one that completed.
     let (code, out, err) = code_out_err(&wkrun(d.path(), &["merge", "-o", "m", "a", "b"]));
     assert_eq!(code, 0, "{err}");

@@ -1229,3 +1229,69 @@ fn merged_predictions_of_one_fit_stay_a_prediction() {
     );
     assert!(!d.join("mixed").exists());
 }
+
+/// Trial 25 F3: `compare M P --by op` of a measured sweep and its prediction put each predicted member on
+/// rows of its own, "predicted for another workload", though the plain compare pairs them: `--by` renames
+/// each member's phase to its name without the label, and each predicted member's was set against every
+/// measured member's by that name. A predicted phase predicts the measured one of its name and labels, in
+/// the rows and the composite alike: here every member is on the rows of `w`, each against the first
+/// column, and each scored.
+#[test]
+fn compare_by_a_sweep_pairs_each_predicted_member_with_its_measured_one() {
+    let dir = tempdir();
+    let d = dir.path();
+    let body = format!(
+        "{}[[sweep]]\nname = \"op\"\nphases = [\"w\"]\nspan = [\"100%\", \"50%\"]\n",
+        writes("2s")
+    );
+    write_file(d, "c.toml", &spec_text("c", &body));
+    let target = "sim:capacity=64MiB,op=7%,block=256KiB";
+    let (code, _, err) = code_out_err(&wkrun(d, &["c.toml", "--target", target, "-q", "-o", "m"]));
+    assert_eq!(code, 0, "{err}");
+    let args = ["m", "c.toml", "--fitted", target, "-q", "-o", "p"];
+    let (code, _, err) = predict(d, &args);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let iops = |dir: &str, i: usize| {
+        let (_, r) = strict_results(&d.join(dir));
+        r["phases"][i]["write"]["iops"].as_f64().unwrap()
+    };
+    let (code, table, err) = code_out_err(&wkrun(d, &["compare", "m", "p", "--by", "op"]));
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(!table.contains("another workload"), "{table}");
+    let (code, csv, err) = code_out_err(&wkrun(
+        d,
+        &["compare", "m", "p", "--by", "op", "--format", "csv"],
+    ));
+    assert_eq!((code, err.as_str()), (0, ""));
+    let rows: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.contains(",\"IOPS, phase mean\","))
+        .collect();
+    let pct = |v: f64| format!("{:.1}", (v / iops("m", 0) - 1.0) * 100.0);
+    let want = format!(
+        "w,\"IOPS, phase mean\",{:.1},{:.1},{},{:.1},{},{:.1},{}",
+        iops("m", 0),
+        iops("m", 1),
+        pct(iops("m", 1)),
+        iops("p", 0),
+        pct(iops("p", 0)),
+        iops("p", 1),
+        pct(iops("p", 1)),
+    );
+    assert_eq!(rows, [want.as_str()], "{csv}");
+    // The composite scores every column, the predicted op=50% against the measured op=100% as the measured
+    // op=50% is; no note.
+    let composite = csv.lines().last().unwrap();
+    let ratio = |v: f64| format!("{:.3}", v / iops("m", 0));
+    let want = format!(
+        ",1.000,{},{},{},{},{},{}",
+        ratio(iops("m", 1)),
+        pct(iops("m", 1)),
+        ratio(iops("p", 0)),
+        pct(iops("p", 0)),
+        ratio(iops("p", 1)),
+        pct(iops("p", 1)),
+    );
+    assert!(composite.ends_with(&want), "{want} in {composite}");
+    assert!(!csv.contains("predicted for another workload"), "{csv}");
+}
