@@ -8,8 +8,8 @@ use super::runs::RunData;
 use crate::results::{FromPhase, PlannedPhase, Status, planned};
 use std::fmt::Write as _;
 
-/// A run's phases not run: the one it stopped in without writing its results, when its folder shows it
-/// began ([`crate::results::Results::stopped_in`]), and the phases it planned and never ran after it.
+/// A run's phases not run: the one it stopped in without writing its results, when its results or its
+/// folder show it began ([`crate::results::Results::stopped_in`]), and the phases it planned and never ran after it.
 pub struct NotRun<'a> {
     /// The phase it was in when it ended without writing its results.
     pub stopped_in: Option<&'a PlannedPhase>,
@@ -20,7 +20,7 @@ pub struct NotRun<'a> {
 impl NotRun<'_> {
     /// What run `r` did not run.
     pub fn of(r: &RunData) -> NotRun<'_> {
-        let stopped_in = r.results.stopped_in(|p| planned::began_in(&r.file, p));
+        let stopped_in = r.results.stopped_in(&r.file);
         let never = (r.results.not_run().into_iter())
             .filter(|p| stopped_in != Some(*p))
             .collect();
