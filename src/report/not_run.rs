@@ -9,8 +9,8 @@ use crate::results::{FromPhase, PlannedPhase, Results, Status, planned};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// A run's phases not run: the one it stopped in without writing its results, when its folder shows it
-/// began ([`crate::results::Results::stopped_in`]), and the phases it planned and never ran after it.
+/// A run's phases not run: the one it stopped in without writing its results, when its results or its
+/// folder show it began ([`crate::results::Results::stopped_in`]), and the phases it planned and never ran after it.
 pub struct NotRun<'a> {
     /// The phase it was in when it ended without writing its results.
     pub stopped_in: Option<&'a PlannedPhase>,
@@ -62,7 +62,7 @@ impl NotRun<'_> {
 /// definition for the report's list and `compare`'s composite (attack 25 F6: compare said `not run` of the
 /// phase the report said the run stopped in).
 pub fn stopped_in<'a>(results: &'a Results, file: &Path) -> Option<&'a PlannedPhase> {
-    results.stopped_in(|p| planned::began_in(file, p))
+    results.stopped_in(file)
 }
 
 /// The name of the phase each run (`(results, file)`) was in when it ended without writing its results

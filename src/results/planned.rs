@@ -73,16 +73,19 @@ impl Results {
             .collect()
     }
 
-    /// The planned phase this run was in when it ended without writing its results: of a run left
-    /// `running` (killed: a phase that ends, or a run stopped by a signal or a failure, writes its
-    /// results), its first phase not run ([`Results::not_run`]) when `began` says it began ([`began_in`]:
-    /// its series CSV is in the run's folder). `None` otherwise: that phase never began, or the run
-    /// wrote its end.
-    pub fn stopped_in(&self, began: impl Fn(&PlannedPhase) -> bool) -> Option<&PlannedPhase> {
+    /// The planned phase this run, whose `results.json` is `file`, was in when it ended without writing its
+    /// results: of a run left `running` (killed: a phase that ends, or a run stopped by a signal or a
+    /// failure, writes its results), its first phase not run ([`Results::not_run`]) when it began it: the
+    /// results' last version holds a phase before it (the run writes them as each phase ends and goes on
+    /// to the next), or its series CSV is in the run's folder ([`began_in`]; the only sign for the first
+    /// phase run, which follows the target's preparation). `None` otherwise: that phase never began, or
+    /// the run wrote its end.
+    pub fn stopped_in(&self, file: &std::path::Path) -> Option<&PlannedPhase> {
         if self.status != Status::Running {
             return None;
         }
-        self.not_run().into_iter().next().filter(|p| began(p))
+        let first = self.not_run().into_iter().next()?;
+        (!self.phases.is_empty() || began_in(file, first)).then_some(first)
     }
 
     /// Whether a phase named `name` (of the same spec) is one this run never ran ([`Results::not_run`]);

@@ -1099,6 +1099,56 @@ fn psync_workers_failing_together_the_error_is_errors_first() {
     }
 }
 
+/// Attack 25: `prlimit --fsize=20000 wkrun SPEC --target new.img --target-size 16MiB -o out` exits 1 with no
+/// results.json at all. Both are known before anything is written: the target to create is past the limit,
+/// and so are the run's results (a results.json may need 65536 B), so no results.json saying "failed"
+/// could be written in full. The run refuses up
+/// front naming both, exit 1 (a resource limit, not bad input), no folder and no target made; `plan` names
+/// the target's limit alone (it writes no results). At 100,000 B the results fit and say "failed".
+#[test]
+fn a_limit_below_the_target_and_the_results_refuses_the_run_up_front() {
+    let test = "limits::a_limit_below_the_target_and_the_results_refuses_the_run_up_front";
+    if let Some(why) = limits_unavailable() {
+        return skip(test, &why);
+    }
+    let dir = tempdir();
+    let d = dir.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"psync\"\nread_percent = 0\nduration = \"1s\"\n";
+    write_file(d, "s.toml", &spec_text("fsize", body));
+    let target = ["--target", "new.img", "--target-size", "16MiB"];
+    let created = |limit: &str| {
+        format!(
+            "error: new.img: cannot create a file of 16777216 B (16MiB): the file-size limit (RLIMIT_FSIZE, ulimit -f) is {limit} B; give a smaller --target-size (or [target] size) or raise the limit; nothing was created"
+        )
+    };
+    let run = [&["s.toml"][..], &target[..], &["-o", "out"][..]].concat();
+    let ran = run_limited(d, &["--fsize=20000"], false, &run);
+    let folder = "nothing was written (cannot write into the output folder out: the file-size limit (RLIMIT_FSIZE, ulimit -f) is 20000 B, less than the 65536 B a run's results.json may need: raise it (ulimit -f) or remove it)";
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (1, format!("{}; {folder}\n", created("20000")).as_str())
+    );
+    assert_eq!(dir_listing(d), ["s.toml"], "the run left files");
+    let plan = [&["plan", "s.toml"][..], &target[..]].concat();
+    let ran = run_limited(d, &["--fsize=20000"], false, &plan);
+    assert_eq!(
+        (ran.code, ran.stderr.lines().last()),
+        (1, Some(created("20000").as_str()))
+    );
+    assert_eq!(dir_listing(d), ["s.toml"], "plan left files");
+    // Room for the results, not for the target: results.json says "failed", the target is not made.
+    let ran = run_limited(d, &["--fsize=100000"], false, &run);
+    assert_eq!(
+        (ran.code, ran.stderr.as_str()),
+        (
+            1,
+            format!("{}{}\n", created("100000"), failed_in("out")).as_str()
+        )
+    );
+    assert_eq!(dir_listing(d), ["out", "out/results.json", "s.toml"]);
+    refused_results(&d.join("out"), &ran.stderr);
+}
+
 /// Issue 24 item 14: under a file-size limit of 1,000,000 B, creating a 16 MiB target was killed by SIGXFSZ
 /// (exit 153), leaving an empty target (which every later run refused as empty) and an empty output folder.
 /// The size is checked against RLIMIT_FSIZE before anything is made: `plan` and the run exit 1 (a resource limit) naming the

@@ -121,8 +121,9 @@ fn merges_and_aggregates_keep_the_plan_and_runs_of_another_plan_are_not_merged()
 
 /// Trial 22 T2: a run from `--from w` on a file records where it started and what it took as done
 /// (`from_phase`), says it as it starts, and `compare` beside a whole run, `report`'s Not run section and
-/// `validate` read the record; a forged record is refused naming the field, and results without it (as
-/// older versions wrote) still validate.
+/// `validate` read the record; a forged record is refused naming the field, one deleted from a plan that
+/// starts past phase 0 too (attack 25 F8), and results without the plan and the record (as older versions
+/// wrote) still validate.
 #[test]
 fn a_run_from_a_later_phase_records_the_phases_it_took_as_done() {
     let dir = tempdir();
@@ -209,9 +210,19 @@ fn a_run_from_a_later_phase_records_the_phases_it_took_as_done() {
         }),
         "from_phase: present without planned_phases: a run from --from lists the phases it planned\n"
     );
-    // Without the record, as older versions wrote: valid.
+    // Attack 25 F8: without the record, a plan that starts past phase 0 is refused naming from_phase.
+    assert_eq!(
+        forged("deleted", &|v| {
+            v.as_object_mut().expect("object").remove("from_phase");
+        }),
+        "from_phase: absent, but planned_phases starts at phase 1 \"w\": a run that starts past phase 0 \
+         (--from) records where it started and the phases it took as done\n"
+    );
+    // Without the plan too, as versions before planned_phases wrote: valid.
     let mut old = c.clone();
-    old.as_object_mut().expect("object").remove("from_phase");
+    let o = old.as_object_mut().expect("object");
+    o.remove("from_phase");
+    o.remove("planned_phases");
     let (code, out, err) = validate_forged(d, "c/old.json", &old);
     assert_eq!(
         (code, out.as_str()),

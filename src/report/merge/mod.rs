@@ -414,11 +414,11 @@ fn unreached(
                 format!("{who} ({file}) {verb} {began} of the {n} merged phases: its run")
             };
             let name = crate::text::escaped(&first.name);
-            // Killed in this phase: its CSV is there, its results are not.
-            let began_it = |p: &crate::results::PlannedPhase| {
-                p.index == first.index && crate::results::planned::began_in(&r.file, p)
-            };
-            if res.stopped_in(began_it).is_some() {
+            // Killed in this phase: it began it, its results are not there.
+            if res
+                .stopped_in(&r.file)
+                .is_some_and(|p| p.index == first.index)
+            {
                 let words = crate::results::planned::stopped_in_words(&name);
                 return Some(format!("{} {words}", whose("holds")));
             }

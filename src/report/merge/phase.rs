@@ -270,14 +270,12 @@ pub(super) fn host_part(
 ) -> HostPhase {
     let rank = run.results.launch.as_ref().and_then(|l| l.rank);
     let Some(p) = p else {
-        let began = |q: &crate::results::PlannedPhase| {
-            q.index == index && crate::results::planned::began_in(&run.file, q)
-        };
+        let stopped = run.results.stopped_in(&run.file);
         return HostPhase {
             host: h,
             rank,
             started_at: None,
-            stopped_in: run.results.stopped_in(began).map(|_| true),
+            stopped_in: stopped.filter(|q| q.index == index).map(|_| true),
             series_t0_unix_ns: None,
             duration_s: 0.0,
             completed: false,
