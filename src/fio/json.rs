@@ -591,8 +591,8 @@ fn phase(
         at_end,
     ));
     pr.warnings = warnings;
-    pr.read_share = ReadShare::of(&b.read.stats, &b.write.stats);
     (pr.read, pr.write, pr.total) = (b.read.stats, b.write.stats, total);
+    pr.read_share = ReadShare::of(&pr);
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
     // Its mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins) is
     // the pooled mean, the directions' (or clones') means weighted by their I/Os (exact).

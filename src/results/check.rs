@@ -433,7 +433,7 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
 
 /// Phase `i`'s figures that a run computes from the phase's own data, against their recomputation by the
 /// same code: each headline figure ([`super::headline::figures`] of its `params.headline` items, matched by
-/// key), `read_share` ([`super::ReadShare::of`] of its reads and writes), each direction's latency
+/// key), `read_share` ([`super::ReadShare::of`] its reads, writes and trims), each direction's latency
 /// histogram holding its ops, `ops_by_size` adding up to `total.ops` and `total.bytes`, and a merged
 /// phase's parts (`hosts`) numbered 0, 1, ... in order and what it keeps of them agreeing with it
 /// ([`super::parts_check::merged`]). Fields older results lack are not asked for.
@@ -470,15 +470,20 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
         }
     }
     if let Some(s) = &p.read_share {
-        let want = super::ReadShare::of(&p.read, &p.write);
+        let want = super::ReadShare::of(p);
         let (ops, bytes) = want.map_or((None, None), |w| (Some(w.ops), Some(w.bytes)));
         for (field, got, want, of) in [
-            ("ops", s.ops, ops, "read.ops / (read.ops + write.ops)"),
+            (
+                "ops",
+                s.ops,
+                ops,
+                "read.ops / (read.ops + write.ops + trim.ops)",
+            ),
             (
                 "bytes",
                 s.bytes,
                 bytes,
-                "read.bytes / (read.bytes + write.bytes)",
+                "read.bytes / (read.bytes + write.bytes + trim.bytes)",
             ),
         ] {
             if !want.is_some_and(|w| close(got, w)) {
@@ -538,6 +543,7 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
         true => {
             super::flush_check::counted(i, p, out);
             super::latency_check::own(i, p, out);
+            super::arrivals_check::intended(i, p, out);
         }
         false => super::parts_check::merged(i, p, out),
     }

@@ -21,7 +21,7 @@ const BUCKET: f64 = 1.0 / 1024.0;
 /// How far two means of the same latencies, summed in another order, may differ, relative: the writer adds
 /// the latencies in whole ns and divides once, the check weights each direction's mean by its ops (measured:
 /// at most 2.2e-16 over 757 mixed phases of real runs).
-const POOLED: f64 = 1e-12;
+pub(super) const POOLED: f64 = 1e-12;
 
 /// One kind of timed operation of a phase against the histogram its percentiles come from: a direction
 /// (`phases[i].read.latency_ns`, `latency_histograms.read`) or the flushes (`phases[i].sync.flushes.latency_ns`,

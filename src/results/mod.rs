@@ -2,6 +2,7 @@
 //! ([`mod@write`]), the JSON Schemas themselves ([`schema`]), a phase's headline figures ([`headline`]), and
 //! the output folder everything is written into ([`outdir`]).
 
+pub mod arrivals_check;
 pub mod balance;
 pub mod check;
 pub mod cluster;

@@ -304,7 +304,8 @@ pub struct PhaseResult {
     /// Share of the span's blocks the phase touched (I/O phases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
-    /// Share of reads among completed I/Os, by count and by bytes; null when nothing completed.
+    /// Share of reads among all completed I/Os (reads, writes and trims), by count and by bytes; absent
+    /// when nothing completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_share: Option<ReadShare>,
     /// Completed I/Os per size (reads and writes), in order of first appearance.
@@ -414,8 +415,38 @@ pub struct IntendedLatency {
     pub read: Option<LatencySummary>,
     /// Writes.
     pub write: Option<LatencySummary>,
-    /// Every direction together.
+    /// Trims (`trim_percent`); null when no trim completed. Absent in results written before wkrun kept
+    /// it (their `total` has their trims all the same).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    #[schemars(with = "Option<LatencySummary>")]
+    pub trim: Option<Option<LatencySummary>>,
+    /// Every direction together: reads, writes and trims.
     pub total: Option<LatencySummary>,
+}
+
+impl IntendedLatency {
+    /// Direction `d`'s entry; `None` for one the results do not have (`trim`, in results written before
+    /// wkrun kept it).
+    pub fn dir(&self, d: Direction) -> Option<&Option<LatencySummary>> {
+        match d {
+            Direction::Read => Some(&self.read),
+            Direction::Write => Some(&self.write),
+            Direction::Trim => self.trim.as_ref(),
+        }
+    }
+}
+
+/// A field that may be absent (`None`, by its `serde(default)`) or there and null (`Some(None)`).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
 }
 
 /// A phase's per-I/O trace (`trace = N`).
@@ -644,13 +675,15 @@ pub struct Aggregates {
     pub groups: Vec<crate::stats::window::Group>,
 }
 
-/// The read share of a phase's completed I/Os.
+/// The read share of a phase's completed I/Os, every direction counted: reads, writes and trims, as
+/// `read_percent` is a share of all of a workload's I/Os (trims included: `trim_percent`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadShare {
-    /// reads / (reads + writes), by count.
+    /// read.ops / (read.ops + write.ops + trim.ops): reads over all completed I/Os, trims included.
     pub ops: f64,
-    /// bytes read / bytes transferred.
+    /// read.bytes / (read.bytes + write.bytes + trim.bytes): bytes read over all bytes of the completed
+    /// I/Os, the bytes trims discarded included.
     pub bytes: f64,
 }
 
@@ -741,11 +774,19 @@ impl PhaseResult {
 }
 
 impl ReadShare {
-    /// The share from both directions' totals; `None` when nothing completed.
-    pub fn of(read: &DirStats, write: &DirStats) -> Option<ReadShare> {
+    /// The share of phase `p`'s reads among all its completed I/Os, from its directions' counts (`read`,
+    /// `write` and `trim`: [`PhaseResult::dir`]); `None` when nothing completed. The one rule the run,
+    /// fio's JSON, a merge and `wkrun validate` all use.
+    pub fn of(p: &PhaseResult) -> Option<ReadShare> {
+        let read = p.dir(Direction::Read);
         // Added past 64 bits: a results file's counts are read as they are (never a panic on them).
-        let ops = u128::from(read.ops) + u128::from(write.ops);
-        let bytes = u128::from(read.bytes) + u128::from(write.bytes);
+        let all = |f: fn(&DirStats) -> u64| -> u128 {
+            Direction::ALL
+                .iter()
+                .map(|&d| u128::from(f(p.dir(d))))
+                .sum()
+        };
+        let (ops, bytes) = (all(|s| s.ops), all(|s| s.bytes));
         (ops > 0).then(|| ReadShare {
             ops: read.ops as f64 / ops as f64,
             bytes: if bytes > 0 {

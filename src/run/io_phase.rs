@@ -600,7 +600,7 @@ fn record(
         });
     }
     pr.arrivals = arrivals(phase, &o.outcome)?;
-    pr.read_share = ReadShare::of(&pr.read, &pr.write);
+    pr.read_share = ReadShare::of(pr);
     pr.ops_by_size = o
         .outcome
         .sizes
@@ -660,6 +660,7 @@ fn arrivals(
         latency_from_intended_ns: crate::results::IntendedLatency {
             read: lat[Direction::Read].summary(),
             write: lat[Direction::Write].summary(),
+            trim: Some(lat[Direction::Trim].summary()),
             total: all.summary(),
         },
         unreachable_caps: match &phase.work {
@@ -877,10 +878,10 @@ pub fn interrupted_word() -> String {
 pub fn intended_line(pr: &PhaseResult) -> Option<String> {
     let a = pr.arrivals.as_ref()?;
     let l = &a.latency_from_intended_ns;
-    let parts: Vec<String> = [("read", &l.read), ("write", &l.write)]
+    let parts: Vec<String> = Direction::ALL
         .into_iter()
-        .filter_map(|(dir, s)| {
-            let s = s.as_ref()?;
+        .filter_map(|d| {
+            let (dir, s) = (d.name(), l.dir(d)?.as_ref()?);
             let behind = match a.unreachable_caps.iter().any(|c| c == dir) {
                 true => " (behind its cap all run: grows with the duration)",
                 false => "",

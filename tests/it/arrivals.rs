@@ -294,3 +294,76 @@ fn per_direction_caps_the_mix_cannot_reach_are_warned_and_flagged() {
     let r = on_sim(dir.path(), "k", &caps(700, 300));
     assert!(phase(&r, 0)["arrivals"].get("unreachable_caps").is_none());
 }
+
+/// The mean of `entries` (`read`, `write`, `trim` summaries) weighted by `ops`, each direction's I/Os: the
+/// mean of all of them together.
+fn weighted_mean(entries: &[&serde_json::Value], ops: &[u64]) -> f64 {
+    let sum: f64 = (entries.iter().zip(ops))
+        .map(|(e, &n)| e["mean"].as_f64().expect("mean") * n as f64)
+        .sum();
+    sum / ops.iter().sum::<u64>() as f64
+}
+
+/// Trial 25 F2: a paced workload with trims keeps their latency from the intended issue time (`trim`) and
+/// counts them in `total`, as the phase's own latency does. 1 000 I/Os of 4 KiB at 50 % reads and 20 %
+/// trims on the simulated drive: 500 reads, 300 writes, 200 trims. Under a cap the queue never fills
+/// (2 000 IOPS at QD 32), every I/O is issued at its slot: `trim` is `trim.latency_ns` figure for figure
+/// (the same 200 trims) and `total` is `total.latency_ns` (the same 1 000 I/Os); behind a cap it cannot
+/// keep (100 000 IOPS at QD 1), `total`'s mean is the entries' means weighted by the phase's 500, 300 and
+/// 200 I/Os, its min and max theirs, and each entry is at least its latency from submission.
+#[test]
+fn trims_under_a_schedule_have_their_entry_and_are_in_the_total() {
+    let dir = tempdir();
+    let mix = "read_percent = 50\ntrim_percent = 20\nblock_size = \"4KiB\"\nsize = \"4000KiB\"";
+    let body = |rest: &str| {
+        spec(&format!(
+            "[[phase]]\nname = \"w\"\nkind = \"workload\"\n{mix}\n{rest}\n"
+        ))
+    };
+    let kept = on_sim(
+        dir.path(),
+        "kept",
+        &body("queue_depth = 32\nrate_iops = 2000"),
+    );
+    let behind = on_sim(
+        dir.path(),
+        "behind",
+        &body("queue_depth = 1\nrate_iops = 100000"),
+    );
+    for (r, on_time) in [(&kept, true), (&behind, false)] {
+        let w = phase(r, 0);
+        let n = ["read", "write", "trim"].map(|d| u(w, &format!("/{d}/ops")));
+        assert_eq!(n, [500, 300, 200]);
+        assert_eq!(u(w, "/total/ops"), 1000);
+        let l = &w["arrivals"]["latency_from_intended_ns"];
+        let entries = ["read", "write", "trim"].map(|d| &l[d]);
+        for (d, e) in ["read", "write", "trim"].iter().zip(entries) {
+            intended_at_least(&w[*d]["latency_ns"], e, on_time);
+        }
+        let t = &l["total"];
+        intended_at_least(&w["total"]["latency_ns"], t, on_time);
+        if on_time {
+            assert_eq!(l["trim"], w["trim"]["latency_ns"]);
+            assert_eq!(t, &w["total"]["latency_ns"]);
+        }
+        let mean = weighted_mean(&entries, &n);
+        let got = t["mean"].as_f64().expect("mean");
+        assert!((got - mean).abs() <= 1e-12 * mean, "{got} {mean}");
+        let ends = |k: &str| entries.map(|e| u(e, &format!("/{k}")));
+        assert_eq!(u(t, "/min"), ends("min").into_iter().min().expect("min"));
+        assert_eq!(u(t, "/max"), ends("max").into_iter().max().expect("max"));
+        // Without the trims, the total's mean would be another (the trims are not as fast as the rest).
+        let without = weighted_mean(&entries[..2], &n[..2]);
+        assert!((got - without).abs() > 1e-9 * got, "{got} {without}");
+    }
+    assert!(
+        u(
+            phase(&behind, 0),
+            "/arrivals/latency_from_intended_ns/trim/max"
+        ) > 10 * u(phase(&behind, 0), "/trim/latency_ns/max")
+    );
+    // The summary's line names the trims' latency from the intended issue too.
+    let (c, out, e) = run_sim(dir.path(), "again", &[]);
+    assert_eq!(c, 0, "{e}");
+    assert!(out.contains("; trim mean "), "{out}");
+}

@@ -622,3 +622,39 @@ fn trims_add_up_in_the_aggregate_of_targets_and_in_a_merge() {
         assert_eq!(code_out_err(&v).0, 0, "{:?}", code_out_err(&v));
     }
 }
+
+/// Trial 25 F2: `read_share` is a share of every completed I/O, trims included, as `read_percent` is:
+/// 1 000 I/Os of 4 KiB at `read_percent = 60`, `trim_percent = 10` on a real file (psync) are exactly 600
+/// reads, 300 writes and 100 trims, and `read_share` is 0.6 by count and by bytes (it was 600 / 900 = 0.667,
+/// the trims left out). The run validates (`wkrun validate`, whose recomputation is the same rule).
+#[test]
+fn read_share_counts_trims_among_all_ios() {
+    let (d, target) = sparse_target_dir(16 << 20);
+    let body = workload(
+        "psync",
+        4,
+        "read_percent = 60\ntrim_percent = 10\nsize = \"4000KiB\"\ndirect = false\n",
+    );
+    let out = run_ok(d.path(), "share", &body, &target);
+    let (_, r) = strict_results(&out);
+    let (reads, writes, trims) = (ops(&r, 0, "read"), ops(&r, 0, "write"), ops(&r, 0, "trim"));
+    assert_eq!([reads, writes, trims], [600, 300, 100]);
+    assert_eq!(u(&r, "/phases/0/total/ops"), 1000);
+    let bytes = |dir: &str| u(&r, &format!("/phases/0/{dir}/bytes"));
+    assert_eq!(
+        [bytes("read"), bytes("write"), bytes("trim")],
+        [600 * 4096, 300 * 4096, 100 * 4096]
+    );
+    let share = &r["phases"][0]["read_share"];
+    let by_ops = reads as f64 / (reads + writes + trims) as f64;
+    let by_bytes = bytes("read") as f64 / (bytes("read") + bytes("write") + bytes("trim")) as f64;
+    assert_eq!(share["ops"].as_f64(), Some(by_ops));
+    assert_eq!(share["bytes"].as_f64(), Some(by_bytes));
+    assert_eq!((by_ops, by_bytes), (0.6, 0.6));
+    let (c, o, e) = code_out_err(&wkrun(d.path(), &["validate", "out"]));
+    assert_eq!(
+        (c, o.as_str()),
+        (0, "out: ok (results, 1 phase, 1 series CSV)\n"),
+        "{e}"
+    );
+}

@@ -1571,7 +1571,7 @@ fn a_phase_s_own_figures_are_their_recomputation() {
                 v["phases"][1]["read_share"]["ops"] = 0.9.into()
             }),
             format!(
-                "phases[1].read_share.ops: 0.9 is not read.ops / (read.ops + write.ops) = {share}"
+                "phases[1].read_share.ops: 0.9 is not read.ops / (read.ops + write.ops + trim.ops) = {share}"
             ),
         ),
         (
@@ -1838,7 +1838,7 @@ fn a_figure_changed_in_its_tenth_digit_is_refused() {
                 v["phases"][1]["read_share"]["ops"] = off(share).into()
             }),
             format!(
-                "phases[1].read_share.ops: {} is not read.ops / (read.ops + write.ops) = {share}",
+                "phases[1].read_share.ops: {} is not read.ops / (read.ops + write.ops + trim.ops) = {share}",
                 off(share)
             ),
         ),
@@ -1994,4 +1994,90 @@ fn a_plan_its_phases_contradict_is_refused() {
             ),
         ],
     );
+}
+
+/// Trial 25 F2: `read_share` counts trims among all I/Os, and a paced phase's latencies from the intended
+/// issue time (`arrivals.latency_from_intended_ns`) keep the trims' own entry and count them in the total;
+/// `wkrun validate` holds both to the phase's own figures. On a simulated drive, 1 000 I/Os at 50 % reads
+/// and 20 % trims under a cap of 2 000 IOPS: the run validates; each forgery is refused, named by its path
+/// with the value the phase's figures give: the read share by the old rule (reads over reads and writes),
+/// the trims' entry nulled, its p50 below the trims' p50 from submission, and a total over reads and
+/// writes alone (its mean theirs weighted by their I/Os).
+#[test]
+fn a_forged_read_share_or_intended_trim_entry_is_refused() {
+    let t = tempdir();
+    let d = t.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 50\ntrim_percent = 20\n\
+                block_size = \"4KiB\"\nsize = \"4000KiB\"\nqueue_depth = 32\nrate_iops = 2000\n";
+    write_file(d, "s.toml", &spec_text("v", body));
+    run_s_on_sim(d, "r");
+    validates(d, "r");
+    let v = results(&d.join("r"));
+    let w = &v["phases"][0];
+    let n = |dir: &str| w[dir]["ops"].as_u64().expect("ops");
+    let (reads, writes, trims) = (n("read"), n("write"), n("trim"));
+    assert_eq!((reads, writes, trims), (500, 300, 200));
+    let old = reads as f64 / (reads + writes) as f64;
+    let share = reads as f64 / (reads + writes + trims) as f64;
+    assert_eq!(w["read_share"]["ops"].as_f64(), Some(share));
+    let l = &w["arrivals"]["latency_from_intended_ns"];
+    let mean = |e: &serde_json::Value| e["mean"].as_f64().expect("mean");
+    let rw_mean = (mean(&l["read"]) * reads as f64 + mean(&l["write"]) * writes as f64)
+        / (reads + writes) as f64;
+    // As the check pools them: each mean times its I/Os, added in order, over all the I/Os.
+    let all_mean = (mean(&l["read"]) * reads as f64
+        + mean(&l["write"]) * writes as f64
+        + mean(&l["trim"]) * trims as f64)
+        / (reads + writes + trims) as f64;
+    let p50 = w["trim"]["latency_ns"]["p50"].as_u64().expect("p50");
+    let at = "phases[0].arrivals.latency_from_intended_ns";
+    let readable = wkrun::units::readable_float;
+    let cases = [
+        (
+            tampered(d, "share", |v| {
+                v["phases"][0]["read_share"]["ops"] = old.into()
+            }),
+            format!(
+                "phases[0].read_share.ops: {} is not read.ops / (read.ops + write.ops + trim.ops) = {share}",
+                readable(old)
+            ),
+        ),
+        (
+            tampered(d, "null", |v| {
+                v["phases"][0]["arrivals"]["latency_from_intended_ns"]["trim"] =
+                    serde_json::Value::Null
+            }),
+            format!(
+                "{at}.trim: null, where trim completed {trims} I/Os timed from their submission (trim.latency_ns): each is timed from its intended issue too"
+            ),
+        ),
+        (
+            tampered(d, "p50", |v| {
+                v["phases"][0]["arrivals"]["latency_from_intended_ns"]["trim"]["p50"] =
+                    (p50 - 1).into()
+            }),
+            format!(
+                "{at}.trim.p50: {} is below trim.latency_ns.p50, {p50}: no I/O is sooner from its intended issue than from its submission",
+                p50 - 1
+            ),
+        ),
+        (
+            tampered(d, "total", |v| {
+                v["phases"][0]["arrivals"]["latency_from_intended_ns"]["total"]["mean"] =
+                    rw_mean.into()
+            }),
+            format!(
+                "{at}.total.mean: {} is not {}, the read, write and trim entries' means weighted by their directions' ops ({reads}, {writes}, {trims}): every I/O, trims included",
+                readable(rw_mean),
+                readable(all_mean)
+            ),
+        ),
+    ];
+    refused_in_one_place(d, cases);
+    // Results written before the `trim` entry (the key absent) still read and validate.
+    tampered(d, "older", |v| {
+        let l = &mut v["phases"][0]["arrivals"]["latency_from_intended_ns"];
+        l.as_object_mut().expect("an object").remove("trim");
+    });
+    validates(d, "r/older.json");
 }

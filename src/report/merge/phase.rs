@@ -77,8 +77,8 @@ pub fn merge(
     m.series_t0_unix_ns = origin;
     m.duration_s = duration_s;
     m.completed = parts.iter().all(|p| p.completed);
-    m.read_share = ReadShare::of(&read, &write);
     (m.read, m.write, m.trim, m.total) = (read, write, trim, total);
+    m.read_share = ReadShare::of(&m);
     let (sync, flush) = sync(&parts).map_err(|(h, e)| named(h, e))?;
     m.latency_histograms = Some(LatencyHistograms {
         read: add_buckets(&parts, Direction::Read),
