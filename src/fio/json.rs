@@ -562,9 +562,11 @@ fn phase(
             .find_map(|(_, j)| super::plausible::sq_poll_note(j, g))
             .map(String::from),
     );
-    if super::plausible::grouped_by_totals(j, g) {
-        warnings.push(grouped(j, &params));
-        (params.block_size_bytes, params.queue_depth) = (None, None);
+    if let Some(why) = super::plausible::unlike_group(j, g) {
+        // The options are the group's last job's: neither their parameters nor their warnings are the group's.
+        warnings.retain(|w| !buffered_job(w) && !w.starts_with(ENGINE_SAID));
+        warnings.push(unlike(j, &why));
+        unvouched(&mut params);
     }
     let syncs = b.syncs.as_ref().is_some_and(|s| s.stats.ops > 0);
     if syncs && clones.iter().any(|(_, j)| super::plausible::summed_jobs(j)) {
@@ -600,20 +602,30 @@ fn phase(
     Ok(pr)
 }
 
-/// The warning of a report fio wrote for a group of jobs that its options do not say is one
-/// ([`super::plausible::grouped_by_totals`]: `group_reporting` given bare), read with the options `p`.
-fn grouped(j: &Map<String, Value>, p: &PhaseParams) -> String {
-    let bs = p
-        .block_size_bytes
-        .map_or("none".into(), |b| format!("{b} B"));
+/// The warning of fio's report `j` of a group of unlike jobs ([`super::plausible::unlike_group`], `why`):
+/// the group's size, the evidence, and the parameters read as unknown ([`unvouched`]).
+fn unlike(j: &Map<String, Value>, why: &str) -> String {
     format!(
-        "{GROUPED} (its job_runtime, {} ms, is its jobs' summed, more than its longest direction's runtime; its I/Os fit none of the block sizes of the options fio lists with it, one job's: bs {bs}): read as a group (group_reporting given bare is not among the options fio's JSON lists), its counts held to no block size, params.block_size_bytes and queue_depth absent",
-        j.get("job_runtime").and_then(Value::as_u64).unwrap_or(0)
+        "{UNLIKE} {} jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its block size, queue depth, engine, read and trim shares, pattern, workers and direct I/O are unknown (params.block_size_bytes, queue_depth, engine, read_percent, trim_percent, pattern, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them",
+        super::plausible::group_jobs(j)
     )
 }
 
-/// How the warning of [`grouped`] begins.
-const GROUPED: &str = "fio's report sums several jobs";
+/// How the warning of [`unlike`] begins.
+const UNLIKE: &str = "fio's report is a group of at least";
+
+/// The warning of phase `p` that it is fio's report of a group of unlike jobs ([`unlike`]), if any.
+pub fn unlike_group(p: &PhaseResult) -> Option<&str> {
+    warned(p, UNLIKE)
+}
+
+/// The parameters a group of unlike jobs' report (read from its last job's options) cannot vouch for,
+/// made unknown: its block size, depth, engine, read and trim shares, pattern, workers and direct I/O.
+fn unvouched(p: &mut PhaseParams) {
+    (p.block_size_bytes, p.queue_depth, p.engine) = (None, None, None);
+    (p.read_percent, p.trim_percent, p.pattern) = (None, None, None);
+    (p.workers, p.direct) = (None, None);
+}
 
 /// The warning of phase `p` that says fio's lat and clat are not held to each other (io_uring with
 /// `sqthread_poll`, [`super::plausible::sq_poll_note`]), if any.
@@ -1984,6 +1996,16 @@ mod tests {
         let p = &r.phases[0];
         assert_eq!((p.read.ops, p.write.ops), (512, 32));
         assert_eq!((p.read.iops, p.write.iops), (7013.69863, 32000.0));
+        // Named a with job y's options (64k writes), beside 512 reads of 4 KiB: a group of unlike jobs.
+        assert_eq!(
+            (
+                p.params.block_size_bytes,
+                p.params.read_percent,
+                p.params.engine
+            ),
+            (None, None, None)
+        );
+        assert!(unlike_group(p).is_some_and(|w| w.contains("are job \"y\"'s (their name)")));
         assert!(p.completed);
         assert_eq!(format!("{:?}", r.status), "Completed");
         let mut only = doc.clone();

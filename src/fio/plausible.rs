@@ -491,25 +491,24 @@ impl Sizes {
         }
     }
 
-    /// Direction `d` (0 read, 1 write, 2 trim) of job `j` with the global options `g`, a group's
-    /// ([`grouped_by_totals`]) held to no size.
+    /// Direction `d` (0 read, 1 write, 2 trim) of job `j` with the global options `g`, a group of unlike
+    /// jobs' ([`unlike_group`]) held to no size and no depth.
     fn of(j: &Map<String, Value>, g: Option<&Map<String, Value>>, d: usize) -> Sizes {
-        Sizes::given(j, g, d, grouped_by_totals(j, g))
+        let listed = Sizes::listed(j, g, d);
+        match unlike_group(j, g) {
+            Some(_) => Sizes {
+                range: None,
+                in_flight: u64::MAX,
+                ..listed
+            },
+            None => listed,
+        }
     }
 
-    /// Direction `d` of job `j` with the global options `g`, held to no size when `summed` (a group's).
-    fn given(
-        j: &Map<String, Value>,
-        g: Option<&Map<String, Value>>,
-        d: usize,
-        summed: bool,
-    ) -> Sizes {
-        let o = |k: &str| {
-            j.get("job options")
-                .and_then(|o| o.get(k))
-                .or_else(|| g.and_then(|g| g.get(k)))
-                .and_then(Value::as_str)
-        };
+    /// Direction `d` of job `j` with the global options `g` as the options fio lists say it, whoever's
+    /// they are: a group's (`group_reporting` among them) held to no depth.
+    fn listed(j: &Map<String, Value>, g: Option<&Map<String, Value>>, d: usize) -> Sizes {
+        let o = |k: &str| option(j, g, k);
         let kb = o("kb_base").and_then(|v| v.parse().ok()).unwrap_or(1024);
         let count = |k: &str| o(k).and_then(|v| v.parse::<u64>().ok()).unwrap_or(1).max(1);
         let failed = n(j, "error") != 0 || n(j, "total_err") != 0;
@@ -566,18 +565,9 @@ impl Sizes {
         // An engine that moves no data byte (fio's cpuio counts its cycles as I/Os of 0 bytes, filecreate
         // its files as I/Os of bs): no size holds.
         let no_io = o("ioengine").is_some_and(super::json::is_no_io_engine);
-        // group_reporting sums the group's jobs under one job's options (attack 22: a 4k and a 64k job
-        // grouped): neither their sizes nor their depths hold the sums.
-        // fio writes a group's report under its first job's name and its last job's options (`job
-        // options`' name is another job's): such options are not the entry's.
-        let named = j
-            .get("job options")
-            .and_then(|o| o.get("name"))
-            .and_then(Value::as_str);
-        let foreign = named.is_some() && named != j.get("jobname").and_then(Value::as_str);
-        let group = summed || foreign || o("group_reporting").is_some_and(|v| v != "0");
-        let range = range.filter(|_| !no_io && !group);
-        let in_flight = match group {
+        let range = range.filter(|_| !no_io);
+        // A group's jobs' depths add up: neither its listed iodepth nor numjobs holds them.
+        let in_flight = match listed_group(j, g) {
             true => u64::MAX,
             false => count("iodepth").saturating_mul(count("numjobs")),
         };
@@ -589,19 +579,99 @@ impl Sizes {
     }
 }
 
-/// Whether fio's report `j` (with the global options `g`) is a group's that its options do not say is one:
-/// `group_reporting` given as a bare flag is not among the options fio's JSON lists, and fio writes a
-/// group's report under its first job's name with its last job's options (attack 24: a job file's 4k and
-/// 64k jobs under `group_reporting`, read I/Os of 41151.5 B each against the 64k job's options). Such a
-/// report is one whose counts fit none of its listed sizes (the rule of its counts against its sizes) and that sums several jobs'
-/// ([`summed_jobs`]: its `job_runtime` more than its longest direction's `runtime`): a job's own report
-/// whose counts fit no size is refused still.
-pub fn grouped_by_totals(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool {
-    summed_jobs(j)
-        && DIRS.iter().enumerate().any(|(i, d)| {
-            (j.get(*d).and_then(Value::as_object))
-                .is_some_and(|o| counted(o, &Sizes::given(j, g, i, false)).is_err())
+/// The option `k` of job `j` (its own, else the global one in `g`), as text.
+fn option<'a>(
+    j: &'a Map<String, Value>,
+    g: Option<&'a Map<String, Value>>,
+    k: &str,
+) -> Option<&'a str> {
+    j.get("job options")
+        .and_then(|o| o.get(k))
+        .or_else(|| g.and_then(|g| g.get(k)))
+        .and_then(Value::as_str)
+}
+
+/// Whether report `j` (with the global options `g`) lists `group_reporting` among its options.
+fn listed_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool {
+    option(j, g, "group_reporting").is_some_and(|v| v != "0")
+}
+
+/// Why fio's report `j` (with the global options `g`) is a group of unlike jobs, in words naming the field
+/// that shows it, if it is: the one definition of such a group, which `validate`, `compare` and `report`
+/// read alike ([`super::json`]). fio 3.33 writes a `group_reporting` group under its first job's name with
+/// its LAST job's options, and lists no option given as a bare flag (`--group_reporting`): so the options
+/// beside such a report are one job's, and its block size, depth, engine and mix are not the group's
+/// (attack 25: a 64k randread job on libaio at iodepth 32 and a 4k randwrite job on psync, grouped on the
+/// command line: one entry named after the first with the second's options, beside 48983 reads of 64 KiB).
+/// The evidence, in order: the options' `name` (fio lists it for a command-line job) is not the report's
+/// `jobname`; or, in a report that sums jobs ([`summed_jobs`], or `group_reporting` listed), a direction
+/// with I/Os that the options' `rw` does none of (without `verify`, whose reads a write job makes), or I/Os
+/// that fit none of the options' block sizes (attack 24: a 4k and a 64k job, 35,282.8 B an I/O). A job's
+/// own report whose I/Os fit no size is refused ([`counted`]). A group of identical jobs (`numjobs` under
+/// `group_reporting`, or jobs alike under one name) shows none, and keeps its options.
+pub fn unlike_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
+    let named = (j.get("job options").and_then(|o| o.get("name"))).and_then(Value::as_str);
+    let entry = j.get("jobname").and_then(Value::as_str).unwrap_or("");
+    if let Some(named) = named.filter(|n| *n != entry) {
+        return Some(format!(
+            "the options fio lists with it are job \"{named}\"'s (their name), not those of \"{entry}\", the name fio wrote it under"
+        ));
+    }
+    if !summed_jobs(j) && !listed_group(j, g) {
+        return None;
+    }
+    let sums = format!(
+        "its job_runtime, {} ms, sums its jobs' (more than its longest direction's runtime, {} ms), and ",
+        n(j, "job_runtime"),
+        longest_runtime(j)
+    );
+    let sizes = || {
+        DIRS.iter().enumerate().find_map(|(i, d)| {
+            let o = j.get(*d).and_then(Value::as_object)?;
+            let e = sized(o, &Sizes::listed(j, g, i)).err()?;
+            Some(format!(
+                "its I/Os fit none of the block sizes of the options fio lists with it: {d}{e}"
+            ))
         })
+    };
+    let why = undone_direction(j, g).or_else(sizes)?;
+    Some(sums + &why)
+}
+
+/// The first direction of report `j` (with the global options `g`) with I/Os where its options' `rw` does
+/// none of that direction, in words; `None` for a job with `verify` (a write job reads back what it wrote)
+/// or an `rw` wkrun does not know.
+fn undone_direction(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
+    if option(j, g, "verify").is_some_and(|v| v != "0" && v != "none") {
+        return None;
+    }
+    let rw = option(j, g, "rw").or_else(|| option(j, g, "readwrite"));
+    let word = rw.unwrap_or("read");
+    let does = match word.split(':').next().unwrap_or(word) {
+        "read" | "randread" => [true, false, false],
+        "write" | "randwrite" => [false, true, false],
+        "trim" | "randtrim" => [false, false, true],
+        "trimwrite" | "randtrimwrite" => [false, true, true],
+        "rw" | "readwrite" | "randrw" => [true, true, false],
+        _ => return None,
+    };
+    let rw = rw.map_or("read, fio's default".into(), |v| v.to_string());
+    DIRS.iter().zip(does).find_map(|(d, does)| {
+        let ios = n(j.get(*d).and_then(Value::as_object)?, "total_ios");
+        (!does && ios > 0).then(|| {
+            format!(
+                "its {d}.total_ios is {ios}, where the options fio lists with it (rw={rw}) do no {d}s"
+            )
+        })
+    })
+}
+
+/// How many jobs group report `j` sums at least: its `job_runtime` (their runtimes added) over its longest
+/// direction's runtime (each job's at most that, to the ms), and at least 2.
+pub fn group_jobs(j: &Map<String, Value>) -> u64 {
+    n(j, "job_runtime")
+        .div_ceil(longest_runtime(j).saturating_add(1))
+        .max(2)
 }
 
 /// A direction's counts against its job's options (`s`) and its latency samples (Attack 21): each I/O
@@ -613,6 +683,33 @@ pub fn grouped_by_totals(j: &Map<String, Value>, g: Option<&Map<String, Value>>)
 /// (16 at iodepth 16) and `iodepth` × `numjobs` − 1 in `N`. A job that failed (fio counts its failed I/Os,
 /// without bytes or latency) is held to the upper bounds only, and a short I/O (`short_ios`) to none.
 fn counted(o: &Map<String, Value>, s: &Sizes) -> Result<(), String> {
+    sized(o, s)?;
+    let ios = n(o, "total_ios");
+    let most_ios = ios.saturating_add(s.in_flight);
+    let timed = ["clat_ns", "lat_ns"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_object))
+        .map_or(0, |b| n(b, "N"));
+    if timed == 0 || ios == 0 {
+        return Ok(());
+    }
+    if !s.failed && timed < ios {
+        return Err(format!(
+            ".total_ios is {ios}: more than the {timed} I/Os fio timed (clat_ns.N): fio times every I/O it counts"
+        ));
+    }
+    if timed > most_ios {
+        return Err(format!(
+            ".total_ios is {ios}: fewer than its {timed} latencies (clat_ns.N) less the {} I/Os (iodepth × numjobs) fio may time past total_ios at a ramp's end",
+            s.in_flight
+        ));
+    }
+    Ok(())
+}
+
+/// A direction's `io_bytes` against its `total_ios` and its job's block sizes (`s`), the part of
+/// [`counted`] that [`unlike_group`] reads as a group's evidence.
+fn sized(o: &Map<String, Value>, s: &Sizes) -> Result<(), String> {
     let (ios, bytes, short) = (n(o, "total_ios"), n(o, "io_bytes"), n(o, "short_ios"));
     let most_ios = ios.saturating_add(s.in_flight);
     if let Some((lo, hi)) = s.range.filter(|_| ios > 0) {
@@ -635,24 +732,6 @@ fn counted(o: &Map<String, Value>, s: &Sizes) -> Result<(), String> {
                 }
             ));
         }
-    }
-    let timed = ["clat_ns", "lat_ns"]
-        .iter()
-        .find_map(|k| o.get(*k).and_then(Value::as_object))
-        .map_or(0, |b| n(b, "N"));
-    if timed == 0 || ios == 0 {
-        return Ok(());
-    }
-    if !s.failed && timed < ios {
-        return Err(format!(
-            ".total_ios is {ios}: more than the {timed} I/Os fio timed (clat_ns.N): fio times every I/O it counts"
-        ));
-    }
-    if timed > most_ios {
-        return Err(format!(
-            ".total_ios is {ios}: fewer than its {timed} latencies (clat_ns.N) less the {} I/Os (iodepth × numjobs) fio may time past total_ios at a ramp's end",
-            s.in_flight
-        ));
     }
     Ok(())
 }
@@ -732,11 +811,15 @@ pub const DEPTHS_UNKNOWN: &str = "fio's report sums several jobs (its job_runtim
 /// rate_iops=2000: job_runtime 2000 beside 1001 ms, 10400 syncs for 3428 writes). A job that moved no
 /// byte (cpuio, exec, one not started) passes too, with no sync to hold.
 pub fn summed_jobs(j: &Map<String, Value>) -> bool {
-    let longest = ["read", "write", "trim", "mixed"]
+    n(j, "job_runtime") > longest_runtime(j).saturating_add(1)
+}
+
+/// The longest `runtime` (ms) of report `j`'s directions (`mixed` too), 0 without one.
+fn longest_runtime(j: &Map<String, Value>) -> u64 {
+    ["read", "write", "trim", "mixed"]
         .iter()
         .filter_map(|d| j.get(*d).and_then(Value::as_object))
         .map(|o| n(o, "runtime"))
         .max()
-        .unwrap_or(0);
-    n(j, "job_runtime") > longest.saturating_add(1)
+        .unwrap_or(0)
 }

@@ -1006,7 +1006,8 @@ pub fn host_notes(runs: &[&Results], names: &[String]) -> Vec<String> {
 /// ([`crate::fio::json::latency_caveat`]); for each prediction whose fit warned, its first warning
 /// (`prediction.fit_warnings`); each phase left out for doing no storage I/O (`left_out`: fio's cpuio
 /// job); for each phase of a prediction compared apart from its measured namesake, whose workload differs,
-/// how (`apart`); the phases of each run that ran buffered I/O, and what the page cache made of them
+/// how (`apart`); each phase of fio's report of a group of unlike jobs, whose parameters are unknown
+/// (`unlike_groups`); the phases of each run that ran buffered I/O, and what the page cache made of them
 /// (`cached`).
 ///
 /// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
@@ -1022,9 +1023,26 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
         .chain(apart_lines(runs))
         .chain(ran_apart(runs))
         .chain(no_io_phase(runs))
+        .chain(unlike_groups(runs))
         .chain(cached(runs))
         .chain(unpaired(runs))
         .collect()
+}
+
+/// A line for each phase read from fio's report of a group of unlike jobs ([`crate::fio::json::unlike_group`]):
+/// its column's heading, the phase and the warning, which says which parameters are unknown (attack 25: such
+/// a group read as the last job's 4096 B blocks on psync, beside its 64 KiB reads at iodepth 32).
+fn unlike_groups(runs: &[Run]) -> impl Iterator<Item = String> {
+    runs.iter().zip(headers(runs)).flat_map(|(r, h)| {
+        (r.results.phases.iter()).filter_map(move |p| {
+            let w = crate::fio::json::unlike_group(p)?;
+            let name = crate::text::escaped(&p.name);
+            Some(format!(
+                "{h}: phase \"{name}\": {}",
+                crate::text::escaped(w)
+            ))
+        })
+    })
 }
 
 /// A line for each run whose phases ran buffered I/O, those of one text together (trial 24 F2: fio's

@@ -23,8 +23,9 @@ pub struct Checked {
     pub targets: usize,
     /// What a reader should know of results that check out: each job of fio's output that did no storage
     /// I/O ([`crate::fio::json::no_storage_io`]: cpuio, exec, file operations) and each that ran io_uring with
-    /// sqthread_poll ([`crate::fio::plausible::SQ_POLL`]) or sums several jobs whose depths are unknown
-    /// ([`crate::fio::plausible::DEPTHS_UNKNOWN`]), as `job "NAME": why`.
+    /// sqthread_poll ([`crate::fio::plausible::SQ_POLL`]), sums several jobs whose depths are unknown
+    /// ([`crate::fio::plausible::DEPTHS_UNKNOWN`]) or is a group of unlike jobs
+    /// ([`crate::fio::json::unlike_group`]), as `job "NAME": why`.
     pub notes: Vec<String>,
     /// The hosts' results a folder `wkrun merge` wrote names and that were found there, each that host's
     /// run, and held to them ([`super::merge::against_host`]); 0 for other results.
@@ -69,6 +70,7 @@ fn check_file(file: &Path, targets: bool) -> Result<Checked, Vec<String>> {
                     crate::fio::json::no_storage_io(p),
                     crate::fio::json::sq_poll(p),
                     said(p, depths),
+                    crate::fio::json::unlike_group(p),
                 ]
                 .map(|w| (p, w))
             })

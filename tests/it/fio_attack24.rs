@@ -37,8 +37,9 @@ fn ok(name: &str, status: &str, phases: usize) -> String {
 
 /// F2: `group_reporting` given bare in [global] (a job file's 4k and 64k jobs): fio lists no such option
 /// and writes the group under the first job's name with the 64k job's options; its I/Os fit none of them
-/// and its job_runtime (2000 ms) sums its jobs' (its read runtime 1001 ms): read as a group, with no block
-/// size or depth. The same report with a job's own runtime (1001 ms) is refused, as before.
+/// and its job_runtime (2000 ms) sums its jobs' (its read runtime 1001 ms): read as a group of unlike jobs
+/// (`fio_groups`), with no block size or depth, which validate notes. The same report with a job's own
+/// runtime (1001 ms) is refused, as before.
 #[test]
 fn a_group_of_bare_group_reporting_validates() {
     let v = doc(GROUP);
@@ -49,9 +50,16 @@ fn a_group_of_bare_group_reporting_validates() {
     assert_eq!((ios, bytes), (75026, 2647126016));
     assert_eq!(v["jobs"][0]["job options"]["bs"], "64k");
     assert!(v["global options"].get("group_reporting").is_none());
+    let said = crate::fio_groups::unlike_group(
+        "its job_runtime, 2000 ms, sums its jobs' (more than its longest direction's runtime, 1001 ms), and its I/Os fit none of the block sizes of the options fio lists with it: read.io_bytes is 2647126016: 35282.782 B for each of its 75026 I/Os (total_ios), where the job's block sizes are 65536 B",
+    );
     assert_eq!(
         validate("g.json", GROUP),
-        (0, ok("g.json", "", 1), String::new())
+        (
+            0,
+            ok("g.json", "", 1),
+            format!("note: g.json: job \"small\": {said}\n")
+        )
     );
     let r = read(GROUP);
     let p = &r.phases[0];
@@ -63,8 +71,7 @@ fn a_group_of_bare_group_reporting_validates() {
         (p.params.block_size_bytes, p.params.queue_depth),
         (None, None)
     );
-    let said = "fio's report sums several jobs (its job_runtime, 2000 ms, is its jobs' summed, more than its longest direction's runtime; its I/Os fit none of the block sizes of the options fio lists with it, one job's: bs 65536 B): read as a group (group_reporting given bare is not among the options fio's JSON lists), its counts held to no block size, params.block_size_bytes and queue_depth absent";
-    assert!(p.warnings.iter().any(|w| w == said), "{:?}", p.warnings);
+    assert!(p.warnings.iter().any(|w| *w == said), "{:?}", p.warnings);
     let mut one = v.clone();
     one["jobs"][0]["job_runtime"] = 1001.into();
     let mean = bytes as f64 / ios as f64;

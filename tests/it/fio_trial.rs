@@ -401,7 +401,7 @@ fn a_fio_job_without_size_spans_the_whole_file() {
 
 /// A fresh folder, file `name` in it and its `--filename=`, for a test with the real fio; `None` (the test
 /// `test` skipped, said) without fio.
-fn with_fio(test: &str, name: &str) -> Option<(tempfile::TempDir, PathBuf, String)> {
+pub(crate) fn with_fio(test: &str, name: &str) -> Option<(tempfile::TempDir, PathBuf, String)> {
     if let Some(why) = fio_missing() {
         skip(test, &why);
         return None;
@@ -413,7 +413,7 @@ fn with_fio(test: &str, name: &str) -> Option<(tempfile::TempDir, PathBuf, Strin
 }
 
 /// Runs fio with `args` in `dir`, its JSON written to `json`; the JSON.
-fn run_fio(dir: &Path, args: &[&str], json: &str) -> serde_json::Value {
+pub(crate) fn run_fio(dir: &Path, args: &[&str], json: &str) -> serde_json::Value {
     let o = std::process::Command::new("fio")
         .args(args)
         .args(["--output-format=json", &format!("--output={json}")])
