@@ -476,7 +476,7 @@ fn name(j: &Map<String, Value>) -> String {
 }
 
 /// The job's option `key` (its own, else the global one), as text.
-fn opt<'a>(
+pub(super) fn opt<'a>(
     j: &'a Map<String, Value>,
     g: Option<&'a Map<String, Value>>,
     key: &str,

@@ -508,7 +508,7 @@ impl Sizes {
     /// Direction `d` of job `j` with the global options `g` as the options fio lists say it, whoever's
     /// they are: a group's (`group_reporting` among them) held to no depth.
     fn listed(j: &Map<String, Value>, g: Option<&Map<String, Value>>, d: usize) -> Sizes {
-        let o = |k: &str| option(j, g, k);
+        let o = |k: &str| super::json::opt(j, g, k);
         let kb = o("kb_base").and_then(|v| v.parse().ok()).unwrap_or(1024);
         let count = |k: &str| o(k).and_then(|v| v.parse::<u64>().ok()).unwrap_or(1).max(1);
         let failed = n(j, "error") != 0 || n(j, "total_err") != 0;
@@ -579,21 +579,9 @@ impl Sizes {
     }
 }
 
-/// The option `k` of job `j` (its own, else the global one in `g`), as text.
-fn option<'a>(
-    j: &'a Map<String, Value>,
-    g: Option<&'a Map<String, Value>>,
-    k: &str,
-) -> Option<&'a str> {
-    j.get("job options")
-        .and_then(|o| o.get(k))
-        .or_else(|| g.and_then(|g| g.get(k)))
-        .and_then(Value::as_str)
-}
-
 /// Whether report `j` (with the global options `g`) lists `group_reporting` among its options.
 fn listed_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool {
-    option(j, g, "group_reporting").is_some_and(|v| v != "0")
+    super::json::opt(j, g, "group_reporting").is_some_and(|v| v != "0")
 }
 
 /// Why fio's report `j` (with the global options `g`) is a group of unlike jobs, in words naming the field
@@ -642,10 +630,10 @@ pub fn unlike_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> O
 /// none of that direction, in words; `None` for a job with `verify` (a write job reads back what it wrote)
 /// or an `rw` wkrun does not know.
 fn undone_direction(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
-    if option(j, g, "verify").is_some_and(|v| v != "0" && v != "none") {
+    if super::json::opt(j, g, "verify").is_some_and(|v| v != "0" && v != "none") {
         return None;
     }
-    let rw = option(j, g, "rw").or_else(|| option(j, g, "readwrite"));
+    let rw = super::json::opt(j, g, "rw").or_else(|| super::json::opt(j, g, "readwrite"));
     let word = rw.unwrap_or("read");
     let does = match word.split(':').next().unwrap_or(word) {
         "read" | "randread" => [true, false, false],
