@@ -13,7 +13,7 @@
 //!    then one more refinement with them.
 
 use super::FitError;
-use super::doubts::{NEARER, Tried};
+use super::doubts::{NEARER, Probe, Tried};
 use super::features::{Features, beyond};
 use super::measured::Measured;
 use super::runner::{self, Scratch};
@@ -50,6 +50,9 @@ pub struct Fitted {
     pub replayed: Vec<super::replay::Rate>,
     /// The drives the spread step ran, the one it started from first (none when the spread is unknown).
     pub tried: Vec<Tried>,
+    /// The drive the spread step kept, run at other dies with the same ratio of dies to program time (none
+    /// when the step tried one collection policy only).
+    pub probes: Vec<Probe>,
 }
 
 /// Why a refinement stopped.
@@ -214,6 +217,8 @@ struct Runs<'a> {
     rates: Vec<(String, Vec<super::replay::Rate>)>,
     /// The drives the spread step ran ([`vary`]).
     tried: Vec<Tried>,
+    /// The kept drive at other dies ([`probe_dies`]).
+    probes: Vec<Probe>,
 }
 
 impl Runs<'_> {
@@ -268,6 +273,7 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         log,
         rates: Vec::new(),
         tried: Vec::new(),
+        probes: Vec::new(),
     };
     let mut p = first_guess(m).map_err(|u| unmet_in_results(m, &u))?;
     let dp = interval_decimals(m.phase().interval_ns);
@@ -305,6 +311,7 @@ pub fn fit(m: &Measured, exe: &Path, log: &mut dyn Write) -> Result<Fitted, FitE
         stop,
         replayed,
         tried: runs.tried,
+        probes: runs.probes,
     })
 }
 
@@ -841,6 +848,7 @@ fn vary(runs: &mut Runs<'_>, p: &SimParams, f: &Features) -> Result<Option<SimPa
         spread,
     };
     runs.tried.push(tried(p, f.spread));
+    let policies = candidates.iter().any(|c| c.gc != p.gc);
     let mut best: Option<(f64, SimParams)> = None;
     let mut best_gap = (f.spread - want).abs();
     for c in candidates {
@@ -849,10 +857,54 @@ fn vary(runs: &mut Runs<'_>, p: &SimParams, f: &Features) -> Result<Option<SimPa
         let gap = (g.spread - want).abs();
         if gap < best_gap * NEARER {
             best_gap = gap;
-            best = Some((gap, c));
+            best = Some((g.spread, c));
         }
     }
+    if policies {
+        let (spread, kept) = best.as_ref().map_or((f.spread, p), |(s, c)| (*s, c));
+        probe_dies(runs, kept, spread)?;
+    }
     Ok(best.map(|(_, c)| c))
+}
+
+/// Runs `kept`, the drive the spread step keeps (its spread `spread`), at twice and at half its dies with
+/// the program time scaled alike (where the simulator has them), the ratio that the fill pins kept, and
+/// the spare area that keeps its α at the other superblock size ([`set_op`]: else the steady level moves
+/// with the dies' superblocks, 8 dies of 4 MiB blocks at the spare area fitted to 4 ran at a third of the
+/// steady level): how far the spread moves with the dies alone, which the collection policies' margin must
+/// exceed to be told apart by it ([`super::doubts::untold_gc`]). The fill does not pin the dies (the
+/// validation's drive 5, 8 dies at 3 ms, is fitted as 4 at 1.5 ms).
+fn probe_dies(runs: &mut Runs<'_>, kept: &SimParams, spread: f64) -> Result<(), FitError> {
+    let dies = kept.dies.unwrap_or(1);
+    let ns = kept.program_time.0;
+    let others = [
+        (dies.checked_mul(2), ns.checked_mul(2)),
+        ((dies >= 2).then_some(dies / 2), Some(ns / 2)),
+    ];
+    for (d, t) in others {
+        let (Some(d), Some(t)) = (d, t) else { continue };
+        if d > crate::sim::params::MAX_DIES || !(MIN_PROGRAM_NS..=MAX_PROGRAM_NS).contains(&t) {
+            continue;
+        }
+        let mut q = SimParams {
+            dies: Some(d),
+            program_time: Duration(t),
+            ..kept.clone()
+        };
+        set_op(&mut q, alpha_of(kept));
+        if SimTarget::new(q.clone()).is_err() {
+            continue;
+        }
+        let g = runs.try_params(&q)?;
+        runs.probes.push(Probe {
+            dies: d,
+            program_time: Duration(t),
+            op: q.op,
+            spread: g.spread,
+            base: spread,
+        });
+    }
+    Ok(())
 }
 
 /// The fit's account for stderr: each feature measured and fitted with its error, and the write rate of
