@@ -29,6 +29,7 @@ mod fio_kb_base;
 mod fio_mixed;
 mod fio_mixsync;
 mod fio_odd;
+mod fio_options26;
 mod fio_poisson_sync;
 mod fio_side;
 mod fio_trial;
