@@ -7,8 +7,9 @@
 //! the job's options where fio lists them. What fio does not give is absent (a host, a target's geometry,
 //! a series), never invented; [`crate::results::Results::source`] says the results are fio's.
 
+use crate::fio::import::job::{Blocks as Sizes, split};
 use crate::fio::value::{self, Size};
-use crate::plan::PhaseParams;
+use crate::plan::{PhaseParams, SizeWeight};
 use crate::results::{
     DirStats, FlushResult, LatencyHistograms, PhaseResult, ReadShare, Results, ResultsSource,
     SpecRef, Status, SyncResult,
@@ -487,6 +488,47 @@ pub(super) fn opt<'a>(
         .and_then(Value::as_str)
 }
 
+/// The options fio read for job `j`, in the order it read them: the global ones (`g`), then the job's, each
+/// in the order fio's JSON lists them.
+fn in_order<'a>(
+    j: &'a Map<String, Value>,
+    g: Option<&'a Map<String, Value>>,
+) -> impl Iterator<Item = (&'a str, &'a str)> {
+    (g.into_iter())
+        .chain(j.get("job options").and_then(Value::as_object))
+        .flat_map(|m| m.iter())
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+}
+
+/// Of the options `keys` that set one thing (`direct` and `buffered`), the one fio read last for job `j` and
+/// its value: fio keeps the last it read, as of `rwmixread` and `rwmixwrite` (attack 26, measured with fio
+/// 3.33: `--direct=1 --buffered=1` opened the file without O_DIRECT, `--buffered=1 --direct=1` with it).
+fn last_of<'a>(
+    j: &'a Map<String, Value>,
+    g: Option<&'a Map<String, Value>>,
+    keys: &[&str],
+) -> Option<(&'a str, &'a str)> {
+    in_order(j, g).filter(|(k, _)| keys.contains(k)).last()
+}
+
+/// Job `j`'s whole-number option `key` (`iodepth`, `numjobs`, `fsync`, ...) as fio and `wkrun import fio`
+/// read it ([`value::int`]: `0x8` is 8, `1k` 1024); `None` where absent or not a number.
+pub(super) fn int_opt(
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+    key: &str,
+) -> Option<u64> {
+    opt(j, g, key).and_then(|v| value::int(v, kb_base(j, g, key)).ok())
+}
+
+/// Whether job `j` ran with O_DIRECT: the last of `direct` and `buffered` (its inverse) it was given, as fio
+/// reads a boolean ([`value::fio_boolean`]); `None` where neither is given (fio's default: buffered).
+fn direct(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<bool> {
+    let (k, v) = last_of(j, g, &["direct", "buffered"])?;
+    let (on, _) = value::fio_boolean(v).ok()?;
+    Some(on == (k == "direct"))
+}
+
 /// The target as the jobs name it (their `filename`), with what fio does not say left empty.
 fn target(jobs: &[Value], g: Option<&Map<String, Value>>) -> crate::target::TargetInfo {
     let path = jobs
@@ -524,8 +566,8 @@ fn clone_groups<'a, 'b>(
     let mut rest = objs;
     while let Some(&(_, first)) = rest.first() {
         // fio's default numjobs is 1: a report without it is one job, never clones to add up.
-        let most = opt(first, g, "numjobs")
-            .and_then(|v| v.parse::<usize>().ok())
+        let most = int_opt(first, g, "numjobs")
+            .and_then(|n| usize::try_from(n).ok())
             .filter(|&n| n > 0)
             .unwrap_or(1);
         let run = rest
@@ -606,7 +648,7 @@ fn phase(
 /// the group's size, the evidence, and the parameters read as unknown ([`unvouched`]).
 fn unlike(j: &Map<String, Value>, why: &str) -> String {
     format!(
-        "{UNLIKE} {} jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its block size, queue depth, engine, read and trim shares, pattern, workers and direct I/O are unknown (params.block_size_bytes, queue_depth, engine, read_percent, trim_percent, pattern, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them",
+        "{UNLIKE} {} jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, workers and direct I/O are unknown (params.block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them",
         super::plausible::group_jobs(j)
     )
 }
@@ -620,11 +662,14 @@ pub fn unlike_group(p: &PhaseResult) -> Option<&str> {
 }
 
 /// The parameters a group of unlike jobs' report (read from its last job's options) cannot vouch for,
-/// made unknown: its block size, depth, engine, read and trim shares, pattern, workers and direct I/O.
+/// made unknown: its block sizes, depth, engine, read and trim shares, pattern, distribution, rate cap, think
+/// time, workers and direct I/O.
 fn unvouched(p: &mut PhaseParams) {
     (p.block_size_bytes, p.queue_depth, p.engine) = (None, None, None);
     (p.read_percent, p.trim_percent, p.pattern) = (None, None, None);
     (p.workers, p.direct) = (None, None);
+    (p.block_size_mix, p.distribution, p.rate_iops) = (None, None, None);
+    (p.think_time_ns, p.think_every) = (None, None);
 }
 
 /// The warning of phase `p` that says fio's lat and clat are not held to each other (io_uring with
@@ -726,12 +771,7 @@ fn hold(
         [] => String::new(),
     };
     // What bounds fio's sync count ([`super::plausible::syncs`]): its depth, jobs and loops.
-    let count = |k: &str| {
-        opt(j, g, k)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(1)
-            .max(1)
-    };
+    let count = |k: &str| int_opt(j, g, k).unwrap_or(1).max(1);
     let summed = (clones.iter()).any(|(_, j)| super::plausible::summed_jobs(j));
     let in_flight = super::plausible::SyncRoom {
         depth: (!summed).then(|| count("iodepth")),
@@ -1064,10 +1104,7 @@ fn duration_ms(
     if longest > 0 {
         return longest;
     }
-    let jobs = opt(j, g, "numjobs")
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(1);
+    let jobs = int_opt(j, g, "numjobs").filter(|&n| n > 0).unwrap_or(1);
     j.get("job_runtime").and_then(Value::as_u64).unwrap_or(0) / jobs
 }
 
@@ -1510,12 +1547,11 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     let word = rw.split(':').next().unwrap_or(rw);
     let random = word.starts_with("rand");
     // fio keeps the mix option it read last: the global ones, then the job's, each in order.
-    let mix = (g.into_iter())
-        .chain(j.get("job options").and_then(Value::as_object))
-        .flat_map(|m| m.iter())
+    let mix = in_order(j, g)
         .filter(|(k, _)| *k == "rwmixread" || *k == "rwmixwrite")
-        .filter_map(|(k, v)| Some((k, value::int(v.as_str()?, 1024).ok()?)))
-        .rfind(|&(_, n)| n <= 100)
+        .filter_map(|(k, v)| Some((k, value::int(v, 1024).ok()?)))
+        .filter(|&(_, n)| n <= 100)
+        .last()
         .map_or(50, |(k, n)| value::read_mix(k, n) as u8);
     let read_percent = match word {
         "read" | "randread" => Some(100),
@@ -1556,18 +1592,17 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         )
     });
     let step = o("offset_increment").map(|v| (v, kb_base(j, g, "offset_increment")));
-    let (span, apart) = jobs_span(span, o("numjobs"), step);
+    let (span, apart) = jobs_span(span, int_opt(j, g, "numjobs"), step);
     let mut p = PhaseParams::with_span(span_start, span);
-    p.block_size_bytes = bytes("bs").or_else(|| bytes("blocksize"));
+    (p.block_size_bytes, p.block_size_mix) = block_sizes(j, g);
+    let small = |k: &str| int_opt(j, g, k).and_then(|n| u32::try_from(n).ok());
     p.queue_depth = match one_io_in_flight(fio_engine) {
         true => Some(1),
-        false => o("iodepth").and_then(|v| v.parse().ok()),
+        false => small("iodepth"),
     };
-    p.workers = o("numjobs")
-        .and_then(|v| v.parse().ok())
-        .filter(|&n: &u32| n > 1);
+    p.workers = small("numjobs").filter(|&n| n > 1);
     p.engine = engine;
-    p.direct = o("direct").map(|v| v == "1");
+    p.direct = direct(j, g);
     p.pattern = Some(if random {
         Pattern::Random
     } else {
@@ -1576,15 +1611,18 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     p.read_percent = read_percent;
     p.trim_percent = trim_percent;
     p.sync = write_flag(o("sync"));
-    let every = |k: &str| o(k).and_then(|v| v.parse::<u64>().ok()).filter(|&n| n > 0);
+    let every = |k: &str| int_opt(j, g, k).filter(|&n| n > 0);
     (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
-    p.seed = o("randseed").and_then(|v| v.parse().ok());
+    p.seed = int_opt(j, g, "randseed");
+    shape(&mut p, j, g);
     let other_engine = engine.is_none().then(|| engine_warning(fio_engine));
     // fio's default is buffered (direct=0, or buffered=1); its null engine does no I/O.
-    let buffered = engine.is_some_and(|e| e != EngineKind::Null)
-        && o("direct") != Some("1")
-        && o("buffered") != Some("0");
-    let cached = buffered.then(|| buffered_warning(o("invalidate") != Some("0")));
+    let buffered = engine.is_some_and(|e| e != EngineKind::Null) && p.direct != Some(true);
+    let kept = o("invalidate")
+        .and_then(|v| value::fio_boolean(v).ok())
+        .map(|b| b.0)
+        == Some(false);
+    let cached = buffered.then(|| buffered_warning(!kept));
     (
         p,
         unknown
@@ -1594,6 +1632,109 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
             .chain(cached)
             .collect(),
     )
+}
+
+/// The option that sets job `j`'s I/O sizes and its value: `bssplit` where given, else `bsrange` (or
+/// `blocksize_range`), else `bs` (or `blocksize`), whatever their order, as fio 3.33 does (measured:
+/// `--bs=4k --bsrange=4k-64k` and `--bsrange=4k-64k --bs=4k` both moved I/Os of 4k to 64k, and a bssplit
+/// before or after a bs or bsrange is the bssplit); `None` where none is given (fio's 4k).
+pub(super) fn size_option<'a>(
+    j: &'a Map<String, Value>,
+    g: Option<&'a Map<String, Value>>,
+) -> Option<(&'a str, &'a str)> {
+    [
+        ["bssplit"; 2],
+        ["bsrange", "blocksize_range"],
+        ["bs", "blocksize"],
+    ]
+    .into_iter()
+    .find_map(|keys| keys.into_iter().find_map(|k| Some((k, opt(j, g, k)?))))
+}
+
+/// Job `j`'s block size and block-size mix: its size option ([`size_option`]), read as `wkrun import fio`
+/// reads it ([`Sizes`]): its smallest size and, for a bsrange or bssplit, the sizes and weights of wkrun's
+/// mix for it ([`Sizes::mix`]; a range with no such mix, its smallest size alone). Attack 26: `--bs=4k
+/// --bssplit=4k/50:64k/50` was read as 4096 B alone. `None` where the options give no size (or one in a
+/// `read,write` list).
+fn block_sizes(
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+) -> (Option<u64>, Option<Vec<SizeWeight>>) {
+    let Some(blocks) = size_option(j, g).and_then(|(k, v)| {
+        let kb = kb_base(j, g, k);
+        match k {
+            "bs" | "blocksize" => value::bytes(v, kb).map(Sizes::One),
+            "bssplit" => split(v, kb),
+            _ => Sizes::range(v, kb),
+        }
+        .ok()
+    }) else {
+        return (None, None);
+    };
+    let mix: Option<Vec<SizeWeight>> = blocks.mix().map(|m| {
+        m.into_iter()
+            .filter_map(|(bytes, w)| {
+                let weight = u32::try_from(w).ok().filter(|&w| w > 0)?;
+                Some(SizeWeight { bytes, weight })
+            })
+            .collect()
+    });
+    match (blocks, mix) {
+        (Sizes::One(b), _) => (Some(b), None),
+        (_, Some(m)) => (m.iter().map(|e| e.bytes).min(), Some(m)),
+        (Sizes::Range(lo, _), None) => (Some(lo), None),
+        (Sizes::Split(_), None) => (None, None),
+    }
+}
+
+/// The parameters a phase read from fio's JSON has whenever fio's job had them (fio lists every option
+/// given, [`shape`]): absent, fio's job had none (uniform offsets, no rate cap, no think time, one block
+/// size), so `compare` shows them as differing from a job that had them.
+pub const SAID_WHEN_ABSENT: [&str; 5] = [
+    "distribution",
+    "rate_iops",
+    "think_time_ns",
+    "think_every",
+    "block_size_mix",
+];
+
+/// What shapes job `j`'s workload beyond its sizes, read with `wkrun import fio`'s parsers into the
+/// parameters a wkrun phase records (attack 26 F5: compare scored a zipf job and a rate-capped one as a
+/// uniform, uncapped one): `random_distribution` (`params.distribution` as wkrun writes it, fio's own
+/// spelling where wkrun has no such law), `percentage_random` (0: sequential offsets; 100: random; between,
+/// `params.pattern` absent), `rate_iops` (each capped direction the job does, times its jobs, as the import
+/// caps them; `rate`, in bytes, is left out), `thinktime` (`think_time_ns`, `think_every` its
+/// `thinktime_blocks`, 1 by default).
+fn shape(p: &mut PhaseParams, j: &Map<String, Value>, g: Option<&Map<String, Value>>) {
+    let random = p.pattern == Some(Pattern::Random);
+    if let Some(v) = opt(j, g, "random_distribution").filter(|_| random) {
+        p.distribution = match crate::fio::import::job::fio_distribution(v) {
+            Ok(d) => d.map(|d| d.to_string()),
+            Err(_) => Some(format!("fio:{}", v.trim())),
+        };
+    }
+    match int_opt(j, g, "percentage_random").filter(|_| random) {
+        Some(0) => (p.pattern, p.distribution) = (Some(Pattern::Sequential), None),
+        Some(n) if n < 100 => p.pattern = None,
+        _ => {}
+    }
+    let jobs = u64::from(p.workers.unwrap_or(1));
+    let caps = opt(j, g, "rate_iops")
+        .and_then(|v| crate::fio::import::job::rate_caps(v, kb_base(j, g, "rate_iops")).ok());
+    if let (Some([r, w]), Some(share)) = (caps, p.read_percent) {
+        let cap = |c: Option<u64>, used: bool| c.filter(|_| used).map(|c| c.saturating_mul(jobs));
+        let rate = crate::vocab::Rate {
+            total: None,
+            read: cap(r, share > 0),
+            write: cap(w, share < 100),
+        };
+        p.rate_iops = (rate.read.is_some() || rate.write.is_some()).then_some(rate);
+    }
+    let think = opt(j, g, "thinktime").and_then(|v| value::time_us(v, false).ok());
+    if let Some(us) = think.filter(|&us| us > 0) {
+        p.think_time_ns = Some(us.saturating_mul(1000));
+        p.think_every = Some(int_opt(j, g, "thinktime_blocks").unwrap_or(1).max(1));
+    }
 }
 
 /// The `kb_base` (1024 or 1000) fio read job `j`'s size option `key` with (its own, else the global one,
@@ -1631,8 +1772,8 @@ fn kb_base(j: &Map<String, Value>, g: Option<&Map<String, Value>>, key: &str) ->
 /// as wkrun's imported phase spans them all (trial 22 F3: compare set fio's 16 MiB, one job's, beside the
 /// imported run's 32 MiB). Jobs whose ranges leave gaps (a step above the size), or a step that is not bytes,
 /// have no one span: 0 (unknown), with the warning saying why.
-fn jobs_span(size: u64, jobs: Option<&str>, step: Option<(&str, u64)>) -> (u64, Option<String>) {
-    let jobs = jobs.and_then(|v| v.parse::<u64>().ok()).unwrap_or(1);
+fn jobs_span(size: u64, jobs: Option<u64>, step: Option<(&str, u64)>) -> (u64, Option<String>) {
+    let jobs = jobs.unwrap_or(1);
     let Some((text, kb)) = step.filter(|_| jobs > 1 && size > 0) else {
         return (size, None);
     };

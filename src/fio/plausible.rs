@@ -510,10 +510,12 @@ impl Sizes {
     fn listed(j: &Map<String, Value>, g: Option<&Map<String, Value>>, d: usize) -> Sizes {
         let o = |k: &str| super::json::opt(j, g, k);
         let kb = o("kb_base").and_then(|v| v.parse().ok()).unwrap_or(1024);
-        let count = |k: &str| o(k).and_then(|v| v.parse::<u64>().ok()).unwrap_or(1).max(1);
+        let count = |k: &str| super::json::int_opt(j, g, k).unwrap_or(1).max(1);
         let failed = n(j, "error") != 0 || n(j, "total_err") != 0;
         // `bs_is_seq_rand`: the list is sequential,random sizes, not read,write: any direction may use any.
-        let seq_rand = o("bs_is_seq_rand").is_some_and(|v| v == "1" || v == "true");
+        let seq_rand = o("bs_is_seq_rand")
+            .and_then(|v| super::value::fio_boolean(v).ok())
+            .is_some_and(|b| b.0);
         let sizes = |text: &str, one: &dyn Fn(&str) -> Option<(u64, u64)>| {
             let parts = super::value::directions(text);
             let mine: Vec<&str> = match parts[d].filter(|_| !seq_rand) {
@@ -542,15 +544,11 @@ impl Sizes {
                 let each = each?;
                 Some((*each.iter().min()?, *each.iter().max()?))
             };
-            match (
-                o("bssplit"),
-                o("bsrange").or(o("blocksize_range")),
-                o("bs").or(o("blocksize")),
-            ) {
-                (Some(v), _, _) => sizes(v, &split),
-                (None, Some(v), _) => sizes(v, &range),
-                (None, None, Some(v)) => sizes(v, &bs),
-                (None, None, None) => Some((4096, 4096)),
+            match super::json::size_option(j, g) {
+                Some(("bssplit", v)) => sizes(v, &split),
+                Some(("bsrange" | "blocksize_range", v)) => sizes(v, &range),
+                Some((_, v)) => sizes(v, &bs),
+                None => Some((4096, 4096)),
             }
         };
         // fio reads `kb_base` in option order: a size given before it (in [global], or earlier on the

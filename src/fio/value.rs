@@ -164,15 +164,39 @@ pub fn time_us(text: &str, unit_s: bool) -> Result<u64, String> {
         .ok_or_else(|| format!("`{t}` is too long"))
 }
 
-/// A boolean: `0` or `1`.
+/// A boolean as fio reads it: the leading whole number (decimal, or hexadecimal after `0x`), what follows
+/// it dropped, 0 or 1 (measured, fio 3.33: `direct=1k`, `direct=1.5` and `direct=0x1` opened with O_DIRECT,
+/// `direct=0k` without, `direct=2` and `direct=true` refused), and the text fio dropped.
+///
+/// # Errors
+/// For a value fio refuses.
+pub fn fio_boolean(text: &str) -> Result<(bool, &str), String> {
+    let t = plain(text)?;
+    let (n, rest) = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => number(hex, 16),
+        None => number(t, 10),
+    }
+    .map_err(|e| format!("`{t}`: {e}"))?;
+    match n {
+        0 | 1 => Ok((n == 1, rest)),
+        _ => Err(format!("`{t}` is not 0 or 1")),
+    }
+}
+
+/// A boolean: `0` or `1` (or `0x0`, `0x1`); a value fio reads as one with text it drops ([`fio_boolean`]:
+/// `1k` is 1) is refused, saying so.
 ///
 /// # Errors
 /// For anything else.
 pub fn boolean(text: &str) -> Result<bool, String> {
-    match text.trim() {
-        "1" | "0x1" => Ok(true),
-        "0" | "0x0" => Ok(false),
-        t => Err(format!("`{t}` is not 0 or 1")),
+    match fio_boolean(text)? {
+        (b, "") => Ok(b),
+        (b, rest) => Err(format!(
+            "`{}`: fio reads it as {} and drops `{rest}`; write {}",
+            text.trim(),
+            u8::from(b),
+            u8::from(b)
+        )),
     }
 }
 
@@ -254,5 +278,18 @@ mod tests {
         assert_eq!(range("4k:16k", 1024), Ok((4096, 16384)));
         assert_eq!(boolean("1"), Ok(true));
         assert!(boolean("yes").is_err());
+        assert_eq!(boolean("0x1"), Ok(true));
+        assert!(
+            boolean("1k")
+                .unwrap_err()
+                .contains("fio reads it as 1 and drops `k`")
+        );
+        assert_eq!(fio_boolean("1k"), Ok((true, "k")));
+        assert_eq!(fio_boolean("0k"), Ok((false, "k")));
+        assert_eq!(fio_boolean("1.5"), Ok((true, ".5")));
+        assert_eq!(fio_boolean("0x1"), Ok((true, "")));
+        assert!(fio_boolean("2").unwrap_err().contains("not 0 or 1"));
+        assert!(fio_boolean("0x2").is_err());
+        assert!(fio_boolean("true").is_err());
     }
 }

@@ -1629,6 +1629,11 @@ fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
     if let Some(e) = crate::fio::json::other_engine(p).filter(|_| foreign) {
         m.insert("engine".into(), e.into());
     }
+    if foreign {
+        for k in crate::fio::json::SAID_WHEN_ABSENT {
+            m.entry(k).or_insert_with(|| "-".into());
+        }
+    }
     let span_unknown = foreign && crate::fio::json::unknown_span(p).is_some();
     m.into_iter()
         .filter(|(k, _)| k != "worker_parts")

@@ -25,7 +25,7 @@ const NORMAL_JSON: &str = include_str!("../data/fio/fio-3.33-status-interval-nor
 const SI_SIGINT: &str = include_str!("../data/fio/fio-3.33-status-interval-sigint.json");
 
 /// `text` read as results, as `compare` and `report` read it.
-fn read(text: &str) -> Results {
+pub(crate) fn read(text: &str) -> Results {
     wkrun::fio::json::from_bytes("f.json", text.as_bytes()).expect("fio's JSON read")
 }
 

@@ -53,7 +53,7 @@ const QD8: [&str; 7] = [
 /// The warning of fio's entry of a group of at least 2 unlike jobs, which `why` shows.
 pub(crate) fn unlike_group(why: &str) -> String {
     format!(
-        "fio's report is a group of at least 2 jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its block size, queue depth, engine, read and trim shares, pattern, workers and direct I/O are unknown (params.block_size_bytes, queue_depth, engine, read_percent, trim_percent, pattern, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them"
+        "fio's report is a group of at least 2 jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, workers and direct I/O are unknown (params.block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them"
     )
 }
 

@@ -31,6 +31,7 @@ mod fio_mixed;
 mod fio_mixsync;
 mod fio_odd;
 mod fio_one_in_flight;
+mod fio_options26;
 mod fio_poisson_sync;
 mod fio_side;
 mod fio_trial;

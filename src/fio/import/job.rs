@@ -32,6 +32,35 @@ pub enum Blocks {
     Range(u64, u64),
 }
 
+impl Blocks {
+    /// fio's bsrange `lo-hi` (`lo:hi`) of `t`, one size where both ends are one.
+    ///
+    /// # Errors
+    /// What is wrong with it.
+    pub fn range(t: &str, kb: u64) -> Result<Blocks, String> {
+        let (a, b) = value::range(t, kb)?;
+        Ok(if a == b {
+            Blocks::One(a)
+        } else {
+            Blocks::Range(a, b)
+        })
+    }
+
+    /// The sizes and weights of wkrun's block-size mix for these: one size alone; a bssplit's as given; a
+    /// bsrange's every multiple of its smallest size up to its largest, equally often, where the largest
+    /// is a multiple of the smallest and at most 64 times it (`None` for another range).
+    pub fn mix(&self) -> Option<Vec<(u64, u64)>> {
+        match *self {
+            Blocks::One(b) => Some(vec![(b, 1)]),
+            Blocks::Split(ref v) => Some(v.clone()),
+            Blocks::Range(lo, hi) if lo > 0 && hi % lo == 0 && hi / lo <= 64 => {
+                Some((1..=hi / lo).map(|k| (k * lo, 1)).collect())
+            }
+            Blocks::Range(..) => None,
+        }
+    }
+}
+
 /// A remark on an option: what it was and why it was noted or refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Remark {
@@ -387,14 +416,7 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
             0 => Err("a block size is at least 1 B".into()),
             n => Ok(Blocks::One(n)),
         }),
-        "bsrange" => set_blocks(job, v, at, |t| {
-            let (a, b) = value::range(t, kb)?;
-            Ok(if a == b {
-                Blocks::One(a)
-            } else {
-                Blocks::Range(a, b)
-            })
-        }),
+        "bsrange" => set_blocks(job, v, at, |t| Blocks::range(t, kb)),
         "bssplit" => set_blocks(job, v, at, |t| split(t, kb)),
         "ba" => {
             let a = value::directions(v)[0].ok_or("no value")?;
@@ -426,7 +448,7 @@ fn set_blocks(
 }
 
 /// fio's bssplit `bs/perc:bs/perc:...`, missing percentages given the rest in equal parts, as fio does.
-fn split(t: &str, kb: u64) -> Result<Blocks, String> {
+pub fn split(t: &str, kb: u64) -> Result<Blocks, String> {
     let mut entries = Vec::new();
     for e in t.split(':').filter(|e| !e.trim().is_empty()) {
         let (b, p) = e.split_once('/').unwrap_or((e, ""));
@@ -541,10 +563,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
         "description" => job.description = Some(v.trim().to_string()),
         "rate_iops" | "rate" => {
             let parts = value::directions(v);
-            let mut caps = [None; 2];
-            for (d, p) in parts.iter().take(2).enumerate() {
-                caps[d] = p.map(|t| value::int(t, kb)).transpose()?.filter(|&n| n > 0);
-            }
+            let caps = rate_caps(v, kb)?;
             if parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..] {
                 return Ok(Outcome::Refuse(
                     "a cap on trims; wkrun's rate caps are for reads and writes".into(),
@@ -572,6 +591,19 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
         _ => unreachable!("map_time: {name}"),
     }
     Ok(Outcome::Done)
+}
+
+/// fio's `rate_iops` or `rate` `read[,write[,trim]]`: the caps of reads and writes per job (`None`: none).
+///
+/// # Errors
+/// A part that is not a number.
+pub fn rate_caps(v: &str, kb: u64) -> Result<[Option<u64>; 2], String> {
+    let parts = value::directions(v);
+    let mut caps = [None; 2];
+    for (d, p) in parts.iter().take(2).enumerate() {
+        caps[d] = p.map(|t| value::int(t, kb)).transpose()?.filter(|&n| n > 0);
+    }
+    Ok(caps)
 }
 
 /// A flag: no value, or 0 or 1.
@@ -603,6 +635,28 @@ fn map_steady(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
 /// fio's `random_distribution=VALUE` as wkrun's `distribution`: the same spelling, but fio's normal
 /// deviation is a percentage of the span (wkrun's σ a fraction) and fio scatters a normal's blocks.
 fn distribution(job: &mut Job, v: &str) -> Outcome {
+    match fio_distribution(v) {
+        Ok(None) => {
+            job.distribution = None;
+            Outcome::Done
+        }
+        Ok(Some(d)) => {
+            let normal = matches!(d, crate::spec::Distribution::Normal(_));
+            job.distribution = Some(d);
+            match normal {
+                true => Outcome::Note("fio's normal:N is wkrun's normal:N/100 (σ a fraction of the span); fio scatters a normal's blocks over the span with a hash, wkrun keeps the bell on the span's middle".into()),
+                false => Outcome::Done,
+            }
+        }
+        Err(e) => Outcome::Refuse(e),
+    }
+}
+
+/// fio's `random_distribution=VALUE` as wkrun's distribution, `None` for uniform offsets.
+///
+/// # Errors
+/// Why wkrun has no such distribution.
+pub fn fio_distribution(v: &str) -> Result<Option<crate::spec::Distribution>, String> {
     use crate::spec::Distribution;
     let v = v.trim();
     let (name, arg) = v.split_once(':').unwrap_or((v, ""));
@@ -622,21 +676,7 @@ fn distribution(job: &mut Job, v: &str) -> Outcome {
         "zoned" => Distribution::parse(&format!("zoned:{}", zoned_rest(arg))),
         _ => Distribution::parse(v),
     };
-    match parsed {
-        Ok(d) if d.is_uniform() => {
-            job.distribution = None;
-            Outcome::Done
-        }
-        Ok(d) => {
-            let normal = matches!(d, Distribution::Normal(_));
-            job.distribution = Some(d);
-            match normal {
-                true => Outcome::Note("fio's normal:N is wkrun's normal:N/100 (σ a fraction of the span); fio scatters a normal's blocks over the span with a hash, wkrun keeps the bell on the span's middle".into()),
-                false => Outcome::Done,
-            }
-        }
-        Err(e) => Outcome::Refuse(e),
-    }
+    parsed.map(|d| (!d.is_uniform()).then_some(d))
 }
 
 /// fio's zone list with its missing percentages given their share of the rest, as fio does: a zone

@@ -446,11 +446,7 @@ fn block(job: &Job, at: &Place, refused: &mut Vec<Remark>) -> (Block, bool) {
     }
     let mut block = match first {
         Blocks::One(b) => Block::One(*b),
-        Blocks::Split(v) => Block::Mix(v.clone()),
-        Blocks::Range(lo, hi) if hi % lo == 0 && hi / lo <= 64 => {
-            Block::Mix((1..=hi / lo).map(|k| (k * lo, 1)).collect())
-        }
-        Blocks::Range(lo, hi) => {
+        Blocks::Range(lo, hi) if first.mix().is_none() => {
             refused.push(remark(
                 at,
                 format!("bsrange={lo}-{hi}"),
@@ -458,6 +454,7 @@ fn block(job: &Job, at: &Place, refused: &mut Vec<Remark>) -> (Block, bool) {
             ));
             Block::One(*lo)
         }
+        _ => Block::Mix(first.mix().unwrap_or_default()),
     };
     if let Block::Mix(v) = &block
         && !job.rw.random
