@@ -71,7 +71,7 @@ fn a_group_of_bare_group_reporting_validates() {
         (p.params.block_size_bytes, p.params.queue_depth),
         (None, None)
     );
-    assert!(p.warnings.iter().any(|w| *w == said), "{:?}", p.warnings);
+    assert!(p.warnings.contains(&said), "{:?}", p.warnings);
     let mut one = v.clone();
     one["jobs"][0]["job_runtime"] = 1001.into();
     let mean = bytes as f64 / ios as f64;

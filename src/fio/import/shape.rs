@@ -267,8 +267,8 @@ fn trims_fio_fails(job: &Job, notes: &mut Vec<Remark>) {
     }
     notes.push(remark(
         job.engine.1.as_ref().unwrap_or(&job.at),
-        &format!("ioengine={e}"),
-        &format!(
+        format!("ioengine={e}"),
+        format!(
             "fio trims a regular file only with ioengine=falloc: with {e}, fio ends this job on a file with error 25 (Inappropriate ioctl for device), while wkrun's trims on a file punch holes; to run it side by side with fio on a file, give fio ioengine=falloc"
         ),
     ));
