@@ -656,7 +656,7 @@ fn unlike(j: &Map<String, Value>, why: &str) -> String {
 /// How the warning of [`unlike`] begins.
 const UNLIKE: &str = "fio's report is a group of at least";
 
-/// The warning of phase `p` that it is fio's report of a group of unlike jobs ([`unlike`]), if any.
+/// The warning of phase `p` that it is fio's report of a group of unlike jobs (`unlike`), if any.
 pub fn unlike_group(p: &PhaseResult) -> Option<&str> {
     warned(p, UNLIKE)
 }
@@ -1688,7 +1688,7 @@ fn block_sizes(
 }
 
 /// The parameters a phase read from fio's JSON has whenever fio's job had them (fio lists every option
-/// given, [`shape`]): absent, fio's job had none (uniform offsets, no rate cap, no think time, one block
+/// given, `shape`): absent, fio's job had none (uniform offsets, no rate cap, no think time, one block
 /// size), so `compare` shows them as differing from a job that had them.
 pub const SAID_WHEN_ABSENT: [&str; 5] = [
     "distribution",

@@ -593,7 +593,7 @@ fn listed_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool 
 /// `jobname`; or, in a report that sums jobs ([`summed_jobs`], or `group_reporting` listed), a direction
 /// with I/Os that the options' `rw` does none of (without `verify`, whose reads a write job makes), or I/Os
 /// that fit none of the options' block sizes (attack 24: a 4k and a 64k job, 35,282.8 B an I/O). A job's
-/// own report whose I/Os fit no size is refused ([`counted`]). A group of identical jobs (`numjobs` under
+/// own report whose I/Os fit no size is refused (`counted`). A group of identical jobs (`numjobs` under
 /// `group_reporting`, or jobs alike under one name) shows none, and keeps its options.
 pub fn unlike_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
     let named = (j.get("job options").and_then(|o| o.get("name"))).and_then(Value::as_str);
