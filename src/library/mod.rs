@@ -678,10 +678,11 @@ impl Library {
                 ))
             })
             .map_err(|e| self.sql(e))?;
-        let mut out = Vec::new();
+        let (mut out, mut compared) = (Vec::new(), 0);
         for row in rows {
             let (id, label, sha256, text) = row.map_err(|e| self.sql(e))?;
             if except.contains(&sha256) {
+                compared += 1;
                 continue;
             }
             if out.len() == n {
@@ -703,12 +704,24 @@ impl Library {
             });
         }
         if out.is_empty() {
+            // Trial 26 L3: the run compared was the library's only one of its spec, and the message
+            // suggested that spec's own name; other specs are suggested, never the one asked for.
             let specs: Vec<String> = self.all_entries()?.into_iter().map(|e| e.spec).collect();
-            let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+            let others: Vec<&str> = (specs.iter().map(String::as_str))
+                .filter(|s| s != &spec)
+                .collect();
+            let only = match compared {
+                0 => "",
+                1 => "; its only run of that spec is the one compared",
+                _ => "; its only runs of that spec are those compared",
+            };
+            let closest = match (others.is_empty(), compared) {
+                (true, 1..) => String::new(),
+                _ => list::closest(spec, &others),
+            };
             return Err(LibraryError::Unknown(format!(
-                "the library {} has no other run of spec {spec:?} to compare with{}",
+                "the library {} has no other run of spec {spec:?} to compare with{only}{closest}",
                 self.path.display(),
-                list::closest(spec, &specs)
             )));
         }
         out.reverse();

@@ -400,8 +400,10 @@ fn compare_against_the_library_takes_the_last_runs_of_the_spec() {
     assert_eq!(runs.len(), 8);
     let (c, _, e) = lib(t.path(), &library, &["compare", "x", "--against-library"]);
     assert_eq!(c, 2);
+    // Trial 26 L3: the one run of its spec in the library is the one compared; other specs are
+    // suggested, never the one asked for (it said `did you mean "other"?`).
     assert!(
-        e.contains("has no other run of spec \"other\" to compare with"),
+        e.ends_with(" has no other run of spec \"other\" to compare with; its only run of that spec is the one compared; it has: \"lib\"\n"),
         "{e}"
     );
 }
