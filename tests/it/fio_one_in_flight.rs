@@ -8,18 +8,21 @@ use crate::common::{code_out_err, skip, tempdir, wkrun};
 use crate::fio_trimsync::fio_json;
 
 /// The engines and the options each needs besides the job's: fio's storage engines that read through
-/// another call than pread (mmap, splice) and those that do no data I/O at all.
-/// Not vsync: fio 3.33 counts in `total_ios` the I/Os still queued for its next readv when the time ends
-/// (iodepth - 1 = 7 more than `io_bytes` / 4096 and than `lat_ns.N`), and wkrun's reader refuses that
-/// output by its block-size rule (`4095.714 B for each of its 100354 I/Os`); nor the file operations
-/// (filecreate, filestat, filedelete), whose reads fio counts (1969203) but times once (`clat_ns.N` 1),
-/// refused by the timing rule: each left for a fix of its own.
-const ENGINES: [(&str, &[&str]); 5] = [
+/// another call than pread (vsync's readv, mmap, splice) and those that do no data I/O at all. vsync counts
+/// in `total_ios` the I/Os still queued for its next readv when the time ends (up to iodepth - 1 more than
+/// `io_bytes` / 4096 and than `lat_ns.N`); the file operations (filecreate, filestat, filedelete) count
+/// each turn as a read (millions in 1 s) but time only their one operation (`clat_ns.N` 1): both are read
+/// (`wkrun::fio::plausible`, `Sizes::uncommitted` and `Sizes::timed_each`).
+const ENGINES: [(&str, &[&str]); 9] = [
+    ("vsync", &[]),
     ("mmap", &[]),
     ("splice", &[]),
     ("ftruncate", &["--rw=write"]),
     ("cpuio", &["--cpuload=10"]),
     ("exec", &["--program=/bin/true"]),
+    ("filecreate", &[]),
+    ("filestat", &[]),
+    ("filedelete", &[]),
 ];
 
 /// Each engine at iodepth=8 for 1 s on a 1 MiB file: fio caps its depth at 1 (and says so); wkrun reads the
@@ -76,4 +79,35 @@ fn fios_sync_engines_keep_one_io_in_flight() {
             "{engine}: {out}"
         );
     }
+}
+
+/// vsync's uncommitted I/Os, from real fio 3.33 files: counted as fio counts them (`total_ios`), its bytes
+/// as fio moved them, and a forged file whose bytes lack more than `iodepth` - 1 blocks per job refused.
+#[test]
+fn vsyncs_uncommitted_ios_are_read_and_bounded() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fio");
+    let text = std::fs::read_to_string(data.join("fio-3.33-vsync-qd8-time.json")).unwrap();
+    let r = wkrun::fio::json::from_bytes("v.json", text.as_bytes()).unwrap();
+    let w = &r.phases[0].write;
+    assert_eq!((w.ops, w.bytes), (142198, 582414336));
+    assert_eq!(582414336 / 4096, 142198 - 7);
+    // Two jobs at iodepth 16, randrw: read 9 + 4 and write 6 + 11 uncommitted.
+    let two = data.join("fio-3.33-vsync-qd16-2jobs-randrw.json");
+    let two = std::fs::read_to_string(two).unwrap();
+    let r = wkrun::fio::json::from_bytes("v2.json", two.as_bytes()).unwrap();
+    let t = &r.phases[0];
+    assert_eq!((t.read.ops, t.write.ops), (13141 + 13111, 13160 + 13324));
+    assert_eq!(
+        (t.read.bytes / 4096, t.write.bytes / 4096),
+        (13132 + 13107, 13154 + 13313)
+    );
+    // One more I/O counted (8 past the bytes, where iodepth - 1 = 7 may be): refused by the block-size rule.
+    let forged = text
+        .replace("\"total_ios\" : 142198", "\"total_ios\" : 142199")
+        .replace("142055.944056", "142056.943057");
+    let e = wkrun::fio::json::from_bytes("f.json", forged.as_bytes()).unwrap_err();
+    assert!(
+        e.contains("jobs[0].write.io_bytes is 582414336: 4095.770 B for each of its 142199 I/Os"),
+        "{e}"
+    );
 }
