@@ -79,11 +79,16 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     };
     let mut jobs = String::new();
     let mut first = true;
+    let mut sized = false;
     for p in &s.phases {
         let p = with_defaults(p, &defaults);
+        // What a phase that is not exported would differ in is not said (attack 26 F9).
+        let said = e.differs.len();
         let Some(body) = job(&p, on, file_size, &mut e) else {
+            e.differs.truncate(said);
             continue;
         };
+        sized |= sets_size(&body);
         let section = section_name(&p.name, &mut e);
         for (i, f) in files.iter().enumerate() {
             let at = suffix(i, files.len());
@@ -96,13 +101,22 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
             }
             if files.len() > 1 {
                 let _ = writeln!(jobs, "filename={}", escape(&f.path));
-                if let Some(z) = f.size {
+                if let Some(z) = f.size.filter(|_| !sets_size(&body)) {
                     let _ = writeln!(jobs, "filesize={}", fio_size(z));
                 }
+            } else if !sets_size(&body) {
+                jobs.push_str(FILESIZE);
             }
             jobs.push_str(&body);
         }
         first = false;
+    }
+    // The one file's size: in [global] when no job sets size, else in each job that does not.
+    let one = |z: u64| format!("filesize={}\n", fio_size(z));
+    let each = file_size.filter(|_| sized && files.len() == 1);
+    jobs = jobs.replace(FILESIZE, &each.map(one).unwrap_or_default());
+    if let Some(z) = file_size.filter(|_| sized) {
+        e.differs.push(format!("no filesize beside a job's size: with it fio's size is only the amount of I/O and each job's region runs from its offset to the end of the file; fio creates a missing file up to the end of the first job's region (offset + size), not at the target's {}", fmt_bytes(z)));
     }
     // The spec's file name, like every text in a comment, with its control characters shown escaped: a
     // line break in it would start lines fio reads as sections and options.
@@ -122,12 +136,20 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     if let [one] = files.as_slice() {
         let _ = writeln!(text, "filename={}", escape(&one.path));
     }
-    if let Some(z) = file_size {
+    if let Some(z) = file_size.filter(|_| !sized) {
         let _ = writeln!(text, "filesize={}", fio_size(z));
     }
     text.push_str(&jobs);
     e.text = text;
     Ok(e)
+}
+
+/// Where a job that does not set `size` states the one file's size, when another job sets it.
+const FILESIZE: &str = "\u{0}filesize\n";
+
+/// Whether a job's options set fio's `size`, its region (beside `filesize` only its amount of I/O).
+fn sets_size(body: &str) -> bool {
+    body.lines().any(|l| l.starts_with("size="))
 }
 
 /// A file the job file runs on.
@@ -646,8 +668,14 @@ fn region(
     say: &mut impl FnMut(&str, String),
     e: &mut Exported,
 ) -> bool {
-    let span = p.span.one();
-    if let Some(o) = p.offset
+    // A file the job file creates has no filesize beside a job's size (it would stretch the job's region to
+    // the end of the file): its percentages are written as bytes of it, which fio needs to create it.
+    let in_bytes = |a: Amount| match a {
+        Amount::Percent(q) => percent_bytes(q, file_size).map_or(a, Amount::Bytes),
+        a => a,
+    };
+    let span = p.span.one().map(in_bytes);
+    if let Some(o) = p.offset.map(in_bytes)
         && o != Amount::Bytes(0)
     {
         match fio_amount(o) {
@@ -672,8 +700,20 @@ fn region(
             Amount::Percent(p) if percent_bytes(p, file_size).is_some_and(|b| b % jobs == 0) => {
                 percent_bytes(p, file_size).map(|b| fio_size(b / jobs))
             }
-            _ => {
-                e.cannot.push(format!("phase {}: its span does not split into {jobs} whole parts in fio's units (give the span in bytes)", p.name));
+            s => {
+                let unit = match p.block_size.one() {
+                    Some(BlockSize::Single(b)) => format!("{jobs} × {}", fmt_bytes(b.0)),
+                    _ => format!("{jobs} × the block size"),
+                };
+                let what = match s {
+                    Amount::Bytes(_) => format!(
+                        "the span {s} does not split into {jobs} equal parts (wkrun's workers take parts that differ by a block)"
+                    ),
+                    Amount::Percent(_) => format!(
+                        "the span {s} is no whole number of bytes that splits into {jobs} equal parts"
+                    ),
+                };
+                e.cannot.push(format!("phase {}: fio's {jobs} jobs (numjobs, offset_increment) each take an equal part, and {what}; a span in bytes that is a multiple of {unit} would split", p.name));
                 return false;
             }
         },

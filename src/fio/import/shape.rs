@@ -406,7 +406,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         direct: job.direct,
         full,
         offset: job.offset,
-        size: job.size,
+        size: crate::fio::region::span(job.offset, job.size, job.filesize),
         partitioned,
         bound,
         ramp_us,
@@ -502,7 +502,8 @@ fn partitioned(job: &Job, refused: &mut Vec<Remark>) -> Result<bool, Problem> {
     if *inc == Size::Bytes(0) || job.numjobs == 1 {
         return Ok(false);
     }
-    if Some(*inc) == job.size {
+    // With filesize, each job's region runs to the end of the file: the regions overlap.
+    if Some(*inc) == job.size && job.filesize.is_none() {
         return Ok(true);
     }
     refused.push(remark(
