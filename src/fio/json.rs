@@ -1603,7 +1603,10 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
             target_word(o("filename")),
         )
     });
-    let step = o("offset_increment").map(|v| (v, kb_base(j, g, "offset_increment")));
+    // With filesize, every job's region runs to the end of the file: their union is the first's.
+    let step = o("offset_increment")
+        .filter(|_| filesize.flatten().is_none())
+        .map(|v| (v, kb_base(j, g, "offset_increment")));
     let (span, apart) = jobs_span(span, int_opt(j, g, "numjobs"), step);
     let mut p = PhaseParams::with_span(span_start, span);
     (p.block_size_bytes, p.block_size_mix) = block_sizes(j, g);

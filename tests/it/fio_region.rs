@@ -9,27 +9,52 @@ use std::path::Path;
 
 const MIB: u64 = 1 << 20;
 
-/// A spec on `t.img` (64 MiB) with one write phase `pattern` over `region` (`offset`/`span` lines).
-fn spec(pattern: &str, region: &str) -> String {
+/// A spec on `t.img` (16 MiB) with the one phase `w` (`phase`: its lines after its name).
+fn spec(phase: &str) -> String {
     spec_text(
         "r",
         &format!(
-            "[target]\npath = \"t.img\"\nsize = \"64MiB\"\n[defaults]\nengine = \"libaio\"\ndirect = true\nqueue_depth = 8\nblock_size = \"4KiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\npattern = \"{pattern}\"\nread_percent = 0\n{region}duration = \"1s\"\n"
+            "[target]\npath = \"t.img\"\nsize = \"16MiB\"\n[defaults]\nengine = \"libaio\"\ndirect = true\nqueue_depth = 4\nblock_size = \"4KiB\"\n[[phase]]\nname = \"w\"\n{phase}"
         ),
     )
 }
 
-/// Exports `s.toml` in `dir` and runs it with fio; the write offsets of fio's I/O log and its JSON read as
-/// results (span start, span).
-fn export_and_run(dir: &Path) -> (String, Vec<u64>, (u64, u64)) {
-    let (code, _, err) = code_out_err(&wkrun(dir, &["export", "fio", "s.toml", "-o", "s.fio"]));
-    assert_eq!(code, 0, "{err}");
-    let job = std::fs::read_to_string(dir.join("s.fio")).expect("job file");
-    let _ = std::fs::remove_file(dir.join("w.log"));
+/// Writes of fio's logs: (offset, length).
+type Writes = Vec<(u64, u64)>;
+
+/// The writes (offset, length) of one I/O log of fio's, `--write_iolog` (version 3: time, file, action,
+/// offset, length; version 2 without the time) or a latency log of `--log_offset=1` (time, latency,
+/// direction 1 for writes, length, offset).
+fn writes(log: &str) -> Writes {
+    let num = |w: &str| w.trim().parse::<u64>().expect("a number in fio's log");
+    log.lines()
+        .filter_map(|l| {
+            if l.contains(',') {
+                let w: Vec<&str> = l.split(',').collect();
+                return (w[2].trim() == "1").then(|| (num(w[4]), num(w[3])));
+            }
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = w.iter().position(|&x| x == "write")?;
+            Some((num(w[at + 1]), num(w[at + 2])))
+        })
+        .collect()
+}
+
+/// What real fio did with the job file `s.fio` in `dir`: the writes of each job (clone) from its latency
+/// log, the writes of fio's one `--write_iolog` (all jobs write into it: whole lines only with one job),
+/// and fio's JSON.
+fn run_fio(dir: &Path) -> (Writes, Writes, Vec<u8>) {
+    for f in std::fs::read_dir(dir).expect("dir").flatten() {
+        if f.file_name().to_string_lossy().ends_with(".log") {
+            std::fs::remove_file(f.path()).expect("old log");
+        }
+    }
     let o = std::process::Command::new("fio")
         .args([
             "s.fio",
-            "--write_iolog=w.log",
+            "--write_iolog=io.log",
+            "--write_lat_log=w",
+            "--log_offset=1",
             "--output-format=json",
             "--output=f.json",
         ])
@@ -37,64 +62,165 @@ fn export_and_run(dir: &Path) -> (String, Vec<u64>, (u64, u64)) {
         .output()
         .expect("fio");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let log = std::fs::read_to_string(dir.join("w.log")).expect("iolog");
-    let offsets = log
-        .lines()
-        .filter_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            (w.len() >= 3 && w[1] == "write").then(|| w[2].parse().expect("offset"))
-        })
-        .collect();
+    let mut per_job = Vec::new();
+    for f in std::fs::read_dir(dir).expect("dir").flatten() {
+        let n = f.file_name().to_string_lossy().into_owned();
+        if n.starts_with("w_clat.") {
+            per_job.extend(writes(&std::fs::read_to_string(f.path()).expect("log")));
+        }
+    }
+    let iolog = writes(&std::fs::read_to_string(dir.join("io.log")).expect("iolog"));
     let json = std::fs::read(dir.join("f.json")).expect("fio's JSON");
-    let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
-    let p = &r.phases[0].params;
-    (job, offsets, (p.span_start_bytes, p.span_bytes))
+    (per_job, iolog, json)
 }
 
-/// F1: random and sequential writes over [8 MiB, 16 MiB) of a 64 MiB file, missing or there: every write
-/// of real fio is inside, and its JSON reads back as that span.
+/// An exported phase: its lines, its span [start, end) in the 16 MiB file, whether it writes each block of
+/// it once (a fill, a sequential pass), and whether fio's job is one (its I/O log then holds whole lines).
+struct Kind {
+    name: &'static str,
+    phase: &'static str,
+    span: (u64, u64),
+    once: bool,
+    one_job: bool,
+}
+
+const KINDS: &[Kind] = &[
+    Kind {
+        name: "random write",
+        phase: "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\nsize = \"2MiB\"\n",
+        span: (0, 16 * MIB),
+        once: false,
+        one_job: true,
+    },
+    Kind {
+        name: "sequential fill",
+        phase: "kind = \"fill\"\nblock_size = \"128KiB\"\n",
+        span: (0, 16 * MIB),
+        once: true,
+        one_job: true,
+    },
+    Kind {
+        name: "2-worker fill",
+        phase: "kind = \"fill\"\nblock_size = \"128KiB\"\nworkers = 2\nspan = \"50%\"\n",
+        span: (0, 8 * MIB),
+        once: true,
+        one_job: false,
+    },
+    Kind {
+        name: "offset+span random",
+        phase: "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\noffset = \"4MiB\"\nspan = \"4MiB\"\nduration = \"1s\"\n",
+        span: (4 * MIB, 8 * MIB),
+        once: false,
+        one_job: true,
+    },
+    Kind {
+        name: "offset+span sequential",
+        phase: "kind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\noffset = \"4MiB\"\nspan = \"4MiB\"\nsize = \"4MiB\"\n",
+        span: (4 * MIB, 8 * MIB),
+        once: true,
+        one_job: true,
+    },
+    Kind {
+        name: "span in percent",
+        phase: "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\noffset = \"25%\"\nspan = \"50%\"\nsize = \"2MiB\"\n",
+        span: (4 * MIB, 12 * MIB),
+        once: false,
+        one_job: true,
+    },
+];
+
+/// Every write lies in [start, end); for `once`, the writes cover it exactly, each block once.
+fn held(what: &str, w: &[(u64, u64)], (start, end): (u64, u64), once: bool) {
+    assert!(!w.is_empty(), "{what}: no writes");
+    let outside: Vec<_> = w
+        .iter()
+        .filter(|&&(o, l)| o < start || o + l > end)
+        .collect();
+    assert_eq!(
+        outside.len(),
+        0,
+        "{what}: {} writes, outside: {:?}",
+        w.len(),
+        &outside[..outside.len().min(5)]
+    );
+    if once {
+        let mut w = w.to_vec();
+        w.sort_unstable();
+        let mut at = start;
+        for &(o, l) in &w {
+            assert_eq!(o, at, "{what}: a write at {o}, the next block at {at}");
+            at += l;
+        }
+        assert_eq!(at, end, "{what}: the writes end at {at}");
+    }
+}
+
+/// F1 (and the lead's percent fill): each kind of exported write phase, run by real fio on a file that does
+/// not exist, on one that does (the spec's target: sizes in bytes of its 16 MiB), and on an existing file
+/// named with `--target` (export then leaves percentages to fio, which measures the file): every write of
+/// every job is in the phase's span, a fill or a sequential pass covers it exactly, a missing file is
+/// created up to the end of the job's region, and fio's JSON reads back as the span.
 #[test]
 fn exported_writes_stay_in_the_span() {
     if let Some(why) = fio_missing() {
         return skip("fio_region::exported_writes_stay_in_the_span", &why);
     }
     let d = tempdir();
-    for pattern in ["random", "sequential"] {
-        write_file(
-            d.path(),
-            "s.toml",
-            &spec(pattern, "offset = \"8MiB\"\nspan = \"8MiB\"\n"),
-        );
-        for exists in [false, true] {
-            let _ = std::fs::remove_file(d.path().join("t.img"));
+    let img = d.path().join("t.img");
+    for k in KINDS {
+        write_file(d.path(), "s.toml", &spec(k.phase));
+        for (variant, exists, args) in [
+            ("a new file", false, &[][..]),
+            ("an existing file", true, &[][..]),
+            (
+                "--target on an existing file",
+                true,
+                &["--target", "t.img"][..],
+            ),
+        ] {
+            let what = format!("{}, {variant}", k.name);
+            let _ = std::fs::remove_file(&img);
             if exists {
-                std::fs::write(d.path().join("t.img"), vec![1u8; 64 << 20]).expect("t.img");
+                std::fs::write(&img, vec![1u8; 16 << 20]).expect("t.img");
             }
-            let (job, offsets, span) = export_and_run(d.path());
-            assert!(!job.contains("filesize="), "{job}");
-            assert!(job.contains("\noffset=8m\nsize=8m\n"), "{job}");
-            assert!(!offsets.is_empty(), "{pattern}: no writes");
-            let outside = offsets
-                .iter()
-                .filter(|&&o| !(8 * MIB..16 * MIB).contains(&o))
-                .count();
+            let mut a = vec!["export", "fio", "s.toml", "-o", "s.fio"];
+            a.extend_from_slice(args);
+            let (code, _, err) = code_out_err(&wkrun(d.path(), &a));
+            assert_eq!(code, 0, "{what}: {err}");
+            let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+            let sized = job.contains("\nsize=");
+            // fio's region is [offset, offset + size) only without filesize beside size.
+            assert!(!(sized && job.contains("filesize=")), "{what}: {job}");
+            let said = "; differs: no filesize beside a job's size (with it fio's size is only the amount of I/O and the job's region runs from its offset to the end of the file): before its first job runs, fio lays out a missing file up to the furthest end of the jobs' regions (offset + size), not at the target's 16MiB\n";
             assert_eq!(
-                outside,
-                0,
-                "{pattern}, file there {exists}: {} writes",
-                offsets.len()
+                job.contains(said),
+                sized && args.is_empty(),
+                "{what}: {job}"
             );
-            assert_eq!(span, (8 * MIB, 8 * MIB));
-            let size = std::fs::metadata(d.path().join("t.img"))
-                .expect("t.img")
-                .len();
-            assert_eq!(size, if exists { 64 * MIB } else { 16 * MIB });
+            let (per_job, iolog, json) = run_fio(d.path());
+            held(&format!("{what} (latency logs)"), &per_job, k.span, k.once);
+            if k.one_job {
+                held(&format!("{what} (--write_iolog)"), &iolog, k.span, k.once);
+            }
+            let len = std::fs::metadata(&img).expect("t.img").len();
+            let created = if sized { k.span.1 } else { 16 * MIB };
+            assert_eq!(
+                len,
+                if exists { 16 * MIB } else { created },
+                "{what}: {job}"
+            );
+            if k.one_job && args.is_empty() {
+                let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
+                let p = &r.phases[0].params;
+                let want = (k.span.0, k.span.1 - k.span.0);
+                assert_eq!((p.span_start_bytes, p.span_bytes), want, "{what}: {job}");
+            }
         }
     }
 }
 
-/// Item 4: a whole-file phase keeps `filesize=64m`; fio's JSON of that job file reads as the whole 64 MiB,
-/// with no "span is unknown" warning.
+/// Item 4: a whole-file phase keeps `filesize=16m`; fio's JSON of that job file reads as the whole 16 MiB,
+/// and `wkrun warnings` says nothing of an unknown span.
 #[test]
 fn an_exported_filesize_reads_back_as_the_span() {
     if let Some(why) = fio_missing() {
@@ -104,14 +230,25 @@ fn an_exported_filesize_reads_back_as_the_span() {
         );
     }
     let d = tempdir();
-    write_file(d.path(), "s.toml", &spec("random", ""));
-    let (job, offsets, span) = export_and_run(d.path());
-    assert!(job.contains("\nfilesize=64m\n"), "{job}");
-    assert!(offsets.iter().all(|&o| o < 64 * MIB));
-    assert_eq!(span, (0, 64 * MIB));
+    write_file(d.path(), "s.toml", &spec(KINDS[0].phase));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "s.toml", "-o", "s.fio"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(job.contains("\nfilesize=16m\n"), "{job}");
+    let (per_job, _, json) = run_fio(d.path());
+    held("whole file", &per_job, (0, 16 * MIB), false);
+    let r = wkrun::fio::json::from_bytes("f.json", &json).expect("read");
+    let p = &r.phases[0].params;
+    assert_eq!((p.span_start_bytes, p.span_bytes), (0, 16 * MIB));
     let (code, out, err) = code_out_err(&wkrun(d.path(), &["warnings", "f.json"]));
     assert_eq!(code, 0, "{err}");
-    assert!(!out.contains("span is unknown"), "{out}");
+    assert!(
+        !out.contains("span is unknown") && !err.contains("span is unknown"),
+        "{out}{err}"
+    );
 }
 
 /// F1: with filesize, import's span and the JSON reader's run from offset to the end of the file; size is
@@ -175,23 +312,33 @@ fn a_refused_option_is_harmless_only_at_its_default() {
     assert!(err.contains("buffer_pattern"), "{err}");
 }
 
-/// F9: 3 workers over 10 MiB do not split into fio's equal parts: the advice names what would, and the
-/// phase not exported says no "differs:".
+/// F9: 3 workers over 10 MiB do not split into fio's equal parts (wkrun's plan: 854, 853 and 853 blocks):
+/// the advice names what would, the phase not exported says no "differs:", and a span that follows the
+/// advice (12 MiB, a multiple of 3 × 4 KiB) exports as three equal parts.
 #[test]
 fn workers_that_do_not_split_get_true_advice() {
     let d = tempdir();
-    write_file(
+    let phase = |span: &str| {
+        spec(&format!(
+            "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\nspan = \"{span}\"\nworkers = 3\nworkers_split = \"partitioned\"\nduration = \"1s\"\n"
+        ))
+    };
+    write_file(d.path(), "s.toml", &phase("10MiB"));
+    let (_, _, err) = code_out_err(&wkrun(
         d.path(),
-        "s.toml",
-        &spec(
-            "random",
-            "span = \"10MiB\"\nworkers = 3\nworkers_split = \"partitioned\"\n",
-        ),
-    );
+        &["export", "fio", "s.toml", "-o", "s.fio"],
+    ));
+    assert!(err.contains("not exported: phase w: fio's 3 jobs (numjobs, offset_increment) each take an equal part, and the span 10MiB is no multiple of 3 × 4KiB (wkrun's workers take whole blocks, parts that differ by a block where they do not divide); a span in bytes that is a multiple of 3 × 4KiB would split\n"), "{err}");
+    assert!(!err.contains("differs:"), "{err}");
+    write_file(d.path(), "s.toml", &phase("12MiB"));
     let (code, _, err) = code_out_err(&wkrun(
         d.path(),
         &["export", "fio", "s.toml", "-o", "s.fio"],
     ));
-    assert!(err.contains("phase w: fio's 3 jobs (numjobs, offset_increment) each take an equal part, and the span 10MiB does not split into 3 equal parts (wkrun's workers take parts that differ by a block); a span in bytes that is a multiple of 3 × 4KiB would split"), "{code} {err}");
-    assert!(!err.contains("differs:"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(
+        job.contains("\nsize=4m\nnumjobs=3\noffset_increment=4m\n"),
+        "{job}"
+    );
 }

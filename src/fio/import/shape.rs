@@ -506,11 +506,15 @@ fn partitioned(job: &Job, refused: &mut Vec<Remark>) -> Result<bool, Problem> {
     if Some(*inc) == job.size && job.filesize.is_none() {
         return Ok(true);
     }
-    refused.push(remark(
-        at,
-        "offset_increment",
-        "job N starts at offset + N × offset_increment; wkrun's workers split the span into equal parts, which is this only when offset_increment equals size (--lossy: equal parts)",
-    ));
+    let why = match job.filesize {
+        Some(_) => {
+            "job N starts at offset + N × offset_increment and, beside filesize, runs to the end of the file: the jobs' regions overlap, where wkrun's workers split the span into equal parts (--lossy: equal parts)"
+        }
+        None => {
+            "job N starts at offset + N × offset_increment; wkrun's workers split the span into equal parts, which is this only when offset_increment equals size (--lossy: equal parts)"
+        }
+    };
+    refused.push(remark(at, "offset_increment", why));
     Ok(false)
 }
 
