@@ -249,6 +249,18 @@ fn an_exported_filesize_reads_back_as_the_span() {
         !out.contains("span is unknown") && !err.contains("span is unknown"),
         "{out}{err}"
     );
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "f.json"]));
+    assert_eq!(code, 0, "{err}");
+    reported(d.path(), "span [0, 16777216)");
+}
+
+/// `wkrun report f.json` in `dir` names `span` (as attack 26 read the span: `span [8388608, 16777216)` of
+/// fio's 56 MiB).
+fn reported(dir: &Path, span: &str) {
+    let (code, _, err) = code_out_err(&wkrun(dir, &["report", "f.json", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(dir.join("rep/index.html")).expect("report");
+    assert!(html.contains(span), "no {span} in the report");
 }
 
 /// F1: with filesize, import's span and the JSON reader's run from offset to the end of the file; size is
@@ -278,6 +290,9 @@ fn filesize_makes_the_span_run_to_the_end_of_the_file() {
     let r = wkrun::fio::json::from_bytes("f.json", json.as_bytes()).expect("read");
     let p = &r.phases[0].params;
     assert_eq!((p.span_start_bytes, p.span_bytes), (8 * MIB, 56 * MIB));
+    // Attack 26's report said `span [8388608, 16777216)` of this run.
+    write_file(d.path(), "f.json", json);
+    reported(d.path(), "span [8388608, 67108864)");
 }
 
 /// F4: `percentage_random=0` of a random job is sequential (refused); 100 is fio's default (accepted);
