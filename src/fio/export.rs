@@ -58,9 +58,10 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     let files = files_of(t, cli.is_some(), &mut e);
     refuse_unreadable(s, &files)?;
     // `[target] size` is the size of a file wkrun would create; a simulated drive's file has its own.
+    let t_size = t.and_then(|t| t.size).map(|z| z.0);
     let file_size = match files.as_slice() {
-        [one] => one.size.or(t.and_then(|t| t.size).map(|z| z.0)),
-        _ => t.and_then(|t| t.size).map(|z| z.0),
+        [one] => one.size.or(t_size),
+        _ => t_size,
     };
     for sw in &s.file.sweep {
         e.differs.push(format!(
@@ -79,13 +80,18 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     };
     let mut jobs = String::new();
     let mut first = true;
+    let mut sized = false;
+    // Every exported job sets size: no filesize is written, and fio sizes a missing file by the regions.
+    let mut all_sized = true;
     for p in &s.phases {
         let p = with_defaults(p, &defaults);
-        let Some(body) = job(&p, on, file_size, &mut e) else {
+        let Some(bodies) = bodies(&p, on, &files, t_size, &mut e) else {
             continue;
         };
+        sized |= bodies.iter().any(|b| sets_size(b));
+        all_sized &= bodies.iter().all(|b| sets_size(b));
         let section = section_name(&p.name, &mut e);
-        for (i, f) in files.iter().enumerate() {
+        for (i, (f, body)) in files.iter().zip(&bodies).enumerate() {
             let at = suffix(i, files.len());
             let _ = writeln!(jobs, "\n[{section}{at}]");
             if section != p.name {
@@ -96,13 +102,22 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
             }
             if files.len() > 1 {
                 let _ = writeln!(jobs, "filename={}", escape(&f.path));
-                if let Some(z) = f.size {
+                if let Some(z) = f.size.filter(|_| !sets_size(body)) {
                     let _ = writeln!(jobs, "filesize={}", fio_size(z));
                 }
+            } else if !sets_size(body) {
+                jobs.push_str(FILESIZE);
             }
-            jobs.push_str(&body);
+            jobs.push_str(body);
         }
         first = false;
+    }
+    // The one file's size: in [global] when no job sets size, else in each job that does not.
+    let one = |z: u64| format!("filesize={}\n", fio_size(z));
+    let each = file_size.filter(|_| sized && files.len() == 1);
+    jobs = jobs.replace(FILESIZE, &each.map(one).unwrap_or_default());
+    if let Some(z) = file_size.filter(|_| sized && all_sized) {
+        e.differs.push(format!("no filesize beside a job's size (with it fio's size is only the amount of I/O and the job's region runs from its offset to the end of the file): before its first job runs, fio lays out a missing file up to the furthest end of the jobs' regions (offset + size), not at the target's {}", fmt_bytes(z)));
     }
     // The spec's file name, like every text in a comment, with its control characters shown escaped: a
     // line break in it would start lines fio reads as sections and options.
@@ -122,12 +137,51 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     if let [one] = files.as_slice() {
         let _ = writeln!(text, "filename={}", escape(&one.path));
     }
-    if let Some(z) = file_size {
+    if let Some(z) = file_size.filter(|_| !sized) {
         let _ = writeln!(text, "filesize={}", fio_size(z));
     }
     text.push_str(&jobs);
     e.text = text;
     Ok(e)
+}
+
+/// The phase `p`'s job for each of `files`, whose spans in percent are in bytes of each file's size where
+/// the job file states it (a file of `t_size` to create, a simulated drive's); `None` when it is not exported.
+/// What the jobs differ in is said once, and nothing of a phase not exported but why (attack 26 F9).
+fn bodies(
+    p: &PhaseSpec,
+    on: On,
+    files: &[FioFile],
+    t_size: Option<u64>,
+    e: &mut Exported,
+) -> Option<Vec<String>> {
+    let said = e.differs.len();
+    let mut bodies = Vec::new();
+    for f in files {
+        let before = (e.differs.len(), e.cannot.len());
+        let body = job(p, on, f.size.or(t_size), e);
+        if !bodies.is_empty() {
+            e.differs.truncate(before.0);
+            // One reason the phase is not exported.
+            if body.is_some() || bodies.iter().any(Option::is_none) {
+                e.cannot.truncate(before.1);
+            }
+        }
+        bodies.push(body);
+    }
+    let all: Option<Vec<String>> = bodies.into_iter().collect();
+    if all.is_none() {
+        e.differs.truncate(said);
+    }
+    all
+}
+
+/// Where a job that does not set `size` states the one file's size, when another job sets it.
+const FILESIZE: &str = "\u{0}filesize\n";
+
+/// Whether a job's options set fio's `size`, its region (beside `filesize` only its amount of I/O).
+fn sets_size(body: &str) -> bool {
+    body.lines().any(|l| l.starts_with("size="))
 }
 
 /// A file the job file runs on.
@@ -611,12 +665,8 @@ fn distribution(
 
 /// `bs` or `bssplit`; false (with the reason) when fio's percentages cannot hold the weights.
 fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) -> bool {
-    let default = match p.kind {
-        PhaseKind::Fill => 128 << 10,
-        _ => 4 << 10,
-    };
     match p.block_size.one() {
-        None => say("bs", fio_size(default)),
+        None => say("bs", fio_size(crate::plan::default_block_size(p.kind))),
         Some(BlockSize::Single(b)) => say("bs", fio_size(b.0)),
         Some(BlockSize::Mix(v)) => {
             let v = weighted(&v);
@@ -636,9 +686,11 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
 }
 
 /// `offset`, `size`, `offset_increment`, `numjobs` and the bound; false (with the reason) when fio cannot
-/// hold the workers' parts. `file_size`: the files' size when the job file states it; a span in percent
-/// that does not split into whole percentages splits in bytes of it (attack 24: a fill at queue depth 8 on
-/// wkrun's default 1 GiB file was not exported).
+/// hold the workers' parts. `file_size`: the size of a file the job file creates; a span or offset in
+/// percent is written in bytes of it, the whole file too when workers split it (attack 24: a fill at queue
+/// depth 8 on wkrun's default 1 GiB file was not exported; fio cannot take a percentage of a file it must
+/// create, "you need to specify size="). No `filesize` stands beside a job's `size` (export_on): fio's
+/// region is then exactly [offset, offset + size).
 fn region(
     p: &PhaseSpec,
     (jobs, file_size): (u64, Option<u64>),
@@ -646,8 +698,14 @@ fn region(
     say: &mut impl FnMut(&str, String),
     e: &mut Exported,
 ) -> bool {
-    let span = p.span.one();
-    if let Some(o) = p.offset
+    // A file the job file creates has no filesize beside a job's size (it would stretch the job's region to
+    // the end of the file): its percentages are written as bytes of it, which fio needs to create it.
+    let in_bytes = |a: Amount| match a {
+        Amount::Percent(q) => percent_bytes(q, file_size).map_or(a, Amount::Bytes),
+        a => a,
+    };
+    let span = p.span.one().map(in_bytes);
+    if let Some(o) = p.offset.map(in_bytes)
         && o != Amount::Bytes(0)
     {
         match fio_amount(o) {
@@ -662,21 +720,30 @@ fn region(
         }
     }
     let part = match (jobs > 1 && !shared, span) {
-        (false, Some(s)) => fio_amount(s),
-        (false, None) => None,
-        (true, s) => match s.unwrap_or(Amount::Percent(crate::units::Percent(100_000_000))) {
-            Amount::Bytes(b) if b % jobs == 0 => Some(fio_size(b / jobs)),
-            Amount::Percent(p) if p.0 % (jobs * 1_000_000) == 0 => {
-                Some(format!("{}%", p.0 / 1_000_000 / jobs))
-            }
-            Amount::Percent(p) if percent_bytes(p, file_size).is_some_and(|b| b % jobs == 0) => {
-                percent_bytes(p, file_size).map(|b| fio_size(b / jobs))
-            }
-            _ => {
-                e.cannot.push(format!("phase {}: its span does not split into {jobs} whole parts in fio's units (give the span in bytes)", p.name));
+        (false, Some(s)) => match fio_amount(s) {
+            Some(v) => Some(v),
+            None => {
+                e.cannot
+                    .push(format!("phase {}: span {s} is no whole percentage", p.name));
                 return false;
             }
         },
+        (false, None) => None,
+        (true, s) => {
+            // The whole file from the offset: in bytes when the job file states the file's size.
+            let whole = || match (file_size, p.offset.map(in_bytes)) {
+                (Some(f), None) => Amount::Bytes(f),
+                (Some(f), Some(Amount::Bytes(o))) if o < f => Amount::Bytes(f - o),
+                _ => Amount::Percent(crate::units::Percent(100_000_000)),
+            };
+            match split(s.unwrap_or_else(whole), jobs, block_unit(p)) {
+                Ok(v) => Some(v),
+                Err(why) => {
+                    e.cannot.push(format!("phase {}: {why}", p.name));
+                    return false;
+                }
+            }
+        }
     };
     if let Some(v) = &part {
         say("size", v.clone());
@@ -688,6 +755,44 @@ fn region(
         }
     }
     bound(p, jobs, shared, say, e)
+}
+
+/// Each of `jobs` equal parts of the span `s` in fio's units, as wkrun's partitioned workers take it: in
+/// bytes, a multiple of `jobs` × `unit` (wkrun cuts the span into whole blocks of `unit`, the first parts a
+/// block larger when they do not divide: 10 MiB over 3 workers of 4 KiB is 854, 853 and 853 blocks); in
+/// percent, a whole percentage each (of a file fio measures). Else why not, and what would split.
+fn split(s: Amount, jobs: u64, unit: Option<u64>) -> Result<String, String> {
+    let unit_bytes = unit.unwrap_or(1).max(1);
+    match s {
+        Amount::Bytes(b) if b % (jobs * unit_bytes) == 0 => return Ok(fio_size(b / jobs)),
+        Amount::Percent(q) if q.0 % (jobs * 1_000_000) == 0 => {
+            return Ok(format!("{}%", q.0 / 1_000_000 / jobs));
+        }
+        _ => {}
+    }
+    let unit = unit.map_or("the block size".to_string(), fmt_bytes);
+    let what = match s {
+        Amount::Bytes(_) => format!(
+            "the span {s} is no multiple of {jobs} × {unit} (wkrun's workers take whole blocks, parts that differ by a block where they do not divide)"
+        ),
+        Amount::Percent(_) => format!(
+            "the span {s} of a file whose size the job file does not state is no whole percentage a job"
+        ),
+    };
+    Err(format!(
+        "fio's {jobs} jobs (numjobs, offset_increment) each take an equal part, and {what}; a span in bytes that is a multiple of {jobs} × {unit} would split"
+    ))
+}
+
+/// The unit wkrun cuts a phase's span into for its workers: its block size (the kind's default), a mix's
+/// smallest size; `None` for a matrix of them.
+fn block_unit(p: &PhaseSpec) -> Option<u64> {
+    match p.block_size.one() {
+        None if p.block_size.is_none() => Some(crate::plan::default_block_size(p.kind)),
+        None => None,
+        Some(BlockSize::Single(b)) => Some(b.0),
+        Some(BlockSize::Mix(v)) => weighted(&v).iter().map(|w| w.0).min(),
+    }
 }
 
 /// The bytes of `file_size` that the percentage `p` is, when whole.
@@ -974,8 +1079,9 @@ expect = "header"
         let s = crate::spec::load_str(Path::new("f.toml"), text).expect("spec");
         let e = export(&s).expect("exports");
         assert_eq!(e.cannot, Vec::<String>::new());
+        // No filesize beside the jobs' size (it would stretch each job's region to the end of the file).
         assert!(
-            e.text.contains("filesize=1g\n")
+            !e.text.contains("filesize=")
                 && e.text
                     .contains("iodepth=1\nsize=128m\nnumjobs=8\noffset_increment=128m\n"),
             "{}",
@@ -995,7 +1101,7 @@ expect = "header"
         assert_eq!(
             e.cannot,
             [
-                "phase fill: its span does not split into 8 whole parts in fio's units (give the span in bytes)"
+                "phase fill: fio's 8 jobs (numjobs, offset_increment) each take an equal part, and the span 100% of a file whose size the job file does not state is no whole percentage a job; a span in bytes that is a multiple of 8 × 128KiB would split"
             ]
         );
     }
@@ -1010,7 +1116,7 @@ expect = "header"
             .map(|c| c.split(':').next().unwrap_or(""))
             .collect();
         assert_eq!(cannot, ["phase purge (erase)", "phase check (verify)"]);
-        let want = "\n[global]\ngroup_reporting=1\nfilename=/tmp/x.img\nfilesize=64m\n\n[fill]\nioengine=libaio\ndirect=1\nrw=write\nbs=128k\niodepth=4\nsize=50%\nnumjobs=2\noffset_increment=50%\nloops=1\nrefill_buffers=1\nverify=crc32c\ndo_verify=0\n\n[mix]\nstonewall\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=65\nnorandommap=1\nbssplit=4k/60:64k/40\niodepth=16\nruntime=2s\ntime_based=1\nrandseed=7\nrefill_buffers=1\n\n[seq]\nstonewall\nioengine=psync\ndirect=1\nrw=read\nbs=1m\niodepth=1\nsize=50%\nnumjobs=2\noffset_increment=50%\nloops=2\nrefill_buffers=1\n";
+        let want = "\n[global]\ngroup_reporting=1\nfilename=/tmp/x.img\n\n[fill]\nioengine=libaio\ndirect=1\nrw=write\nbs=128k\niodepth=4\nsize=32m\nnumjobs=2\noffset_increment=32m\nloops=1\nrefill_buffers=1\nverify=crc32c\ndo_verify=0\n\n[mix]\nstonewall\nfilesize=64m\nioengine=libaio\ndirect=1\nrw=randrw\nrwmixread=65\nnorandommap=1\nbssplit=4k/60:64k/40\niodepth=16\nruntime=2s\ntime_based=1\nrandseed=7\nrefill_buffers=1\n\n[seq]\nstonewall\nioengine=psync\ndirect=1\nrw=read\nbs=1m\niodepth=1\nsize=32m\nnumjobs=2\noffset_increment=32m\nloops=2\nrefill_buffers=1\n";
         assert!(e.text.ends_with(want), "{}", e.text);
         for d in [
             "exactly 65 in every 100 I/Os",

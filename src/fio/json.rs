@@ -8,6 +8,7 @@
 //! a series), never invented; [`crate::results::Results::source`] says the results are fio's.
 
 use crate::fio::import::job::{Blocks as Sizes, split};
+use crate::fio::region;
 use crate::fio::value::{self, Size};
 use crate::plan::{PhaseParams, SizeWeight};
 use crate::results::{
@@ -1574,14 +1575,25 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         "null" => Some(EngineKind::Null),
         _ => None,
     };
-    let (span_start, span) = match (
-        o("offset").map(|v| value::size(v, kb_base(j, g, "offset"))),
-        o("size").map(|v| value::size(v, kb_base(j, g, "size"))),
-    ) {
-        (None | Some(Ok(Size::Bytes(_))), Some(Ok(Size::Bytes(s)))) => {
-            (bytes("offset").unwrap_or(0), s)
-        }
-        _ => (0, 0),
+    // fio's region, as `wkrun import fio` reads it (crate::fio::region); a range of file sizes gives none.
+    let sized = |k: &str| o(k).map(|v| value::size(v, kb_base(j, g, k)).ok());
+    let filesize = o("filesize").map(|v| {
+        region::filesize(v, kb_base(j, g, "filesize"))
+            .ok()
+            .filter(|(lo, hi)| lo == hi)
+            .map(|f| f.0)
+    });
+    let (span_start, span) = match (sized("offset"), sized("size"), filesize) {
+        (Some(None), ..) | (_, Some(None), _) | (.., Some(None)) => (0, 0),
+        (offset, size, filesize) => match (
+            offset.flatten(),
+            region::span(offset.flatten(), size.flatten(), filesize.flatten()),
+        ) {
+            (None | Some(Size::Bytes(_)), Some(Size::Bytes(s))) => {
+                (bytes("offset").unwrap_or(0), s)
+            }
+            _ => (0, 0),
+        },
     };
     let unknown = (span == 0).then(|| {
         span_warning(
@@ -1591,7 +1603,10 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
             target_word(o("filename")),
         )
     });
-    let step = o("offset_increment").map(|v| (v, kb_base(j, g, "offset_increment")));
+    // With filesize, every job's region runs to the end of the file: their union is the first's.
+    let step = o("offset_increment")
+        .filter(|_| filesize.flatten().is_none())
+        .map(|v| (v, kb_base(j, g, "offset_increment")));
     let (span, apart) = jobs_span(span, int_opt(j, g, "numjobs"), step);
     let mut p = PhaseParams::with_span(span_start, span);
     (p.block_size_bytes, p.block_size_mix) = block_sizes(j, g);

@@ -12,6 +12,7 @@ pub mod jobfile;
 pub mod json;
 pub mod mix_rate;
 pub mod plausible;
+pub mod region;
 pub mod status;
 pub mod value;
 

@@ -19,6 +19,7 @@ pub mod pairing;
 pub mod record;
 pub mod replay;
 mod resolve;
+pub(crate) use resolve::default_block_size;
 pub mod results_size;
 pub mod rounds;
 pub mod search;

@@ -1113,8 +1113,8 @@ impl Phase<'_> {
     }
 }
 
-/// The block size of a phase of `kind` that sets none.
-fn default_block_size(kind: PhaseKind) -> u64 {
+/// The block size of a phase of `kind` that sets none (`wkrun export fio` writes the same).
+pub(crate) fn default_block_size(kind: PhaseKind) -> u64 {
     match kind {
         PhaseKind::Fill | PhaseKind::Verify => 128 << 10,
         PhaseKind::RestoreImage => 1 << 20,

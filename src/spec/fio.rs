@@ -54,9 +54,19 @@ const fn note(fio: &'static str, hint: &'static str) -> FioKey {
 
 /// A row the importer refuses, unless the value is `0` (off, fio's default).
 const fn refuse(fio: &'static str, hint: &'static str) -> FioKey {
+    refuse_unless(fio, hint, &["0"])
+}
+
+/// A row the importer refuses, unless the value is one of `neutral` (fio's default for the option; attack
+/// 26 F4: `percentage_random=0` is all sequential, not the default 100).
+const fn refuse_unless(
+    fio: &'static str,
+    hint: &'static str,
+    neutral: &'static [&'static str],
+) -> FioKey {
     FioKey {
         import: Import::Refused,
-        neutral: &["0"],
+        neutral,
         ..map(fio, hint)
     }
 }
@@ -136,13 +146,15 @@ pub const FIO_KEYS: &[FioKey] = &[
         "wkrun has no `ba` (blockalign): random offsets are aligned to the block size, or to a mix's smallest size, as fio's default",
     ),
     map("iodepth", "`iodepth` is `queue_depth` in wkrun"),
-    refuse(
+    refuse_unless(
         "iodepth_batch_complete_min",
         "`iodepth_batch_complete_min` has no wkrun key: an io_uring phase waits per completion, or for every I/O in flight with a 20 µs minimum wait where a probe at its start finds that faster (completion_waits = \"probe\", the default; \"each\" turns it off)",
+        &["1"],
     ),
-    refuse(
+    refuse_unless(
         "iodepth_batch",
         "wkrun has no `iodepth_batch`: an engine submits each I/O as a slot frees",
+        &["1"],
     ),
     refuse(
         "iodepth_low",
@@ -262,9 +274,9 @@ pub const FIO_KEYS: &[FioKey] = &[
         "dedupe_percentage",
         "wkrun has no `dedupe_percentage`: data = \"random\" never repeats a block; data = \"zeros\" always does",
     ),
-    refuse(
+    map(
         "buffer_pattern",
-        "wkrun has no `buffer_pattern`: data is \"random\", \"zeros\" or \"compressible:N%\"",
+        "`buffer_pattern` of zero bytes (`0`) is data = \"zeros\" in wkrun; wkrun has no other pattern: data is \"random\", \"zeros\" or \"compressible:N%\"",
     ),
     map(
         "verify",
@@ -509,9 +521,10 @@ pub const FIO_KEYS: &[FioKey] = &[
         "trim_backlog",
         "fio's `trim_backlog` trims blocks a verifying job wrote; wkrun's trims are a share of a workload's I/Os (`trim_percent`)",
     ),
-    refuse(
+    refuse_unless(
         "percentage_random",
         "wkrun has no `percentage_random`: a phase's offsets are all random or all sequential",
+        &["100"],
     ),
     refuse(
         "startdelay",
@@ -529,13 +542,15 @@ pub const FIO_KEYS: &[FioKey] = &[
         "exitall",
         "wkrun has no `exitall`: a phase ends at its own bound",
     ),
-    refuse(
+    refuse_unless(
         "zonemode",
         "`zonemode` is not imported: `zonemode=zbd` is `zone_mode = \"zbd\"` in a wkrun phase (a host-managed zoned device); `strided` has no wkrun equivalent",
+        &["none"],
     ),
-    refuse(
+    refuse_unless(
         "ioscheduler",
         "wkrun does not set the device's I/O scheduler (`ioscheduler`)",
+        &[],
     ),
 ];
 

@@ -105,8 +105,12 @@ fn cheat_sheet() -> String {
         let how = match k.import {
             Import::Mapped => "mapped",
             Import::Noted => "accepted, noted",
-            Import::Refused if k.neutral.is_empty() => "refused",
-            Import::Refused => "refused unless 0",
+            Import::Refused => "refused",
+        };
+        let how = match k.import {
+            Import::Refused if k.neutral.is_empty() => "refused".to_string(),
+            Import::Refused => format!("refused unless {}", k.neutral.join(" or ")),
+            _ => how.to_string(),
         };
         t += &format!("| `{}` | {how} | {} |\n", k.fio, cell(k.hint, 400));
     }

@@ -504,13 +504,7 @@ fn map_region(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
         "offset" => job.offset = Some(value::size(v, kb)?),
         "offset_increment" => job.offset_increment = Some((value::size(v, kb)?, at.clone())),
         "filesize" => {
-            let (lo, hi) = match value::range(v, kb) {
-                Ok(r) => r,
-                Err(_) => {
-                    let b = value::bytes(v, kb)?;
-                    (b, b)
-                }
-            };
+            let (lo, hi) = crate::fio::region::filesize(v, kb)?;
             if lo != hi {
                 return Ok(Outcome::Refuse(
                     "fio picks each file's size in a range; a wkrun target has one size".into(),
@@ -775,6 +769,15 @@ fn map_io(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, Str
                 job.data = DataPattern::Zeros;
             }
         }
+        // fio writes buffer_pattern=0 as zero bytes (checked with real fio, refill_buffers or not).
+        "buffer_pattern" => match value::int(v, kb) {
+            Ok(0) => job.data = DataPattern::Zeros,
+            _ => {
+                return Ok(Outcome::Refuse(
+                    "wkrun has no `buffer_pattern`: data is \"random\", \"zeros\" or \"compressible:N%\"".into(),
+                ));
+            }
+        },
         "buffer_compress_percentage" => {
             let n = value::int(v, kb)?;
             if n > 100 {

@@ -406,7 +406,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         direct: job.direct,
         full,
         offset: job.offset,
-        size: job.size,
+        size: crate::fio::region::span(job.offset, job.size, job.filesize),
         partitioned,
         bound,
         ramp_us,
@@ -502,14 +502,19 @@ fn partitioned(job: &Job, refused: &mut Vec<Remark>) -> Result<bool, Problem> {
     if *inc == Size::Bytes(0) || job.numjobs == 1 {
         return Ok(false);
     }
-    if Some(*inc) == job.size {
+    // With filesize, each job's region runs to the end of the file: the regions overlap.
+    if Some(*inc) == job.size && job.filesize.is_none() {
         return Ok(true);
     }
-    refused.push(remark(
-        at,
-        "offset_increment",
-        "job N starts at offset + N × offset_increment; wkrun's workers split the span into equal parts, which is this only when offset_increment equals size (--lossy: equal parts)",
-    ));
+    let why = match job.filesize {
+        Some(_) => {
+            "job N starts at offset + N × offset_increment and, beside filesize, runs to the end of the file: the jobs' regions overlap, where wkrun's workers split the span into equal parts (--lossy: equal parts)"
+        }
+        None => {
+            "job N starts at offset + N × offset_increment; wkrun's workers split the span into equal parts, which is this only when offset_increment equals size (--lossy: equal parts)"
+        }
+    };
+    refused.push(remark(at, "offset_increment", why));
     Ok(false)
 }
 

@@ -176,6 +176,11 @@ const MAPPED: &[Sample] = &[
     ("refill_buffers", "refill_buffers", None),
     ("scramble_buffers", "scramble_buffers=1", None),
     (
+        "buffer_pattern",
+        "rw=randwrite\nbuffer_pattern=0",
+        Some(("data", "\"zeros\"")),
+    ),
+    (
         "verify",
         "rw=randwrite\nverify=md5",
         Some(("verify", "true")),

@@ -1,0 +1,359 @@
+//! Attack 26: fio's region with `filesize` runs from `offset` to the end of the file (`size` is only the
+//! amount of I/O). `wkrun export fio` writes no filesize beside a job's size, so real fio stays in the
+//! phase's span; `import fio` and the JSON reader read filesize as fio does. F4: a refused option's harmless
+//! value is its fio default; `buffer_pattern=0` is zeros. F9: export's advice for workers that do not split.
+
+use crate::common::{code_out_err, skip, spec_text, tempdir, wkrun, write_file};
+use crate::fio_cli::fio_missing;
+use std::path::Path;
+
+const MIB: u64 = 1 << 20;
+
+/// A spec on `t.img` (16 MiB) with the one phase `w` (`phase`: its lines after its name).
+fn spec(phase: &str) -> String {
+    spec_text(
+        "r",
+        &format!(
+            "[target]\npath = \"t.img\"\nsize = \"16MiB\"\n[defaults]\nengine = \"libaio\"\ndirect = true\nqueue_depth = 4\nblock_size = \"4KiB\"\n[[phase]]\nname = \"w\"\n{phase}"
+        ),
+    )
+}
+
+/// Writes of fio's logs: (offset, length).
+type Writes = Vec<(u64, u64)>;
+
+/// The writes (offset, length) of one I/O log of fio's, `--write_iolog` (version 3: time, file, action,
+/// offset, length; version 2 without the time) or a latency log of `--log_offset=1` (time, latency,
+/// direction 1 for writes, length, offset).
+fn writes(log: &str) -> Writes {
+    let num = |w: &str| w.trim().parse::<u64>().expect("a number in fio's log");
+    log.lines()
+        .filter_map(|l| {
+            if l.contains(',') {
+                let w: Vec<&str> = l.split(',').collect();
+                return (w[2].trim() == "1").then(|| (num(w[4]), num(w[3])));
+            }
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let at = w.iter().position(|&x| x == "write")?;
+            Some((num(w[at + 1]), num(w[at + 2])))
+        })
+        .collect()
+}
+
+/// What real fio did with the job file `s.fio` in `dir`: the writes of each job (clone) from its latency
+/// log, the writes of fio's one `--write_iolog` (all jobs write into it: whole lines only with one job),
+/// and fio's JSON.
+fn run_fio(dir: &Path) -> (Writes, Writes, Vec<u8>) {
+    for f in std::fs::read_dir(dir).expect("dir").flatten() {
+        if f.file_name().to_string_lossy().ends_with(".log") {
+            std::fs::remove_file(f.path()).expect("old log");
+        }
+    }
+    let o = std::process::Command::new("fio")
+        .args([
+            "s.fio",
+            "--write_iolog=io.log",
+            "--write_lat_log=w",
+            "--log_offset=1",
+            "--output-format=json",
+            "--output=f.json",
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("fio");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut per_job = Vec::new();
+    for f in std::fs::read_dir(dir).expect("dir").flatten() {
+        let n = f.file_name().to_string_lossy().into_owned();
+        if n.starts_with("w_clat.") {
+            per_job.extend(writes(&std::fs::read_to_string(f.path()).expect("log")));
+        }
+    }
+    let iolog = writes(&std::fs::read_to_string(dir.join("io.log")).expect("iolog"));
+    let json = std::fs::read(dir.join("f.json")).expect("fio's JSON");
+    (per_job, iolog, json)
+}
+
+/// An exported phase: its lines, its span [start, end) in the 16 MiB file, whether it writes each block of
+/// it once (a fill, a sequential pass), and whether fio's job is one (its I/O log then holds whole lines).
+struct Kind {
+    name: &'static str,
+    phase: &'static str,
+    span: (u64, u64),
+    once: bool,
+    one_job: bool,
+}
+
+const KINDS: &[Kind] = &[
+    Kind {
+        name: "random write",
+        phase: "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\nsize = \"2MiB\"\n",
+        span: (0, 16 * MIB),
+        once: false,
+        one_job: true,
+    },
+    Kind {
+        name: "sequential fill",
+        phase: "kind = \"fill\"\nblock_size = \"128KiB\"\n",
+        span: (0, 16 * MIB),
+        once: true,
+        one_job: true,
+    },
+    Kind {
+        name: "2-worker fill",
+        phase: "kind = \"fill\"\nblock_size = \"128KiB\"\nworkers = 2\nspan = \"50%\"\n",
+        span: (0, 8 * MIB),
+        once: true,
+        one_job: false,
+    },
+    Kind {
+        name: "offset+span random",
+        phase: "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\noffset = \"4MiB\"\nspan = \"4MiB\"\nduration = \"1s\"\n",
+        span: (4 * MIB, 8 * MIB),
+        once: false,
+        one_job: true,
+    },
+    Kind {
+        name: "offset+span sequential",
+        phase: "kind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\noffset = \"4MiB\"\nspan = \"4MiB\"\nsize = \"4MiB\"\n",
+        span: (4 * MIB, 8 * MIB),
+        once: true,
+        one_job: true,
+    },
+    Kind {
+        name: "span in percent",
+        phase: "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\noffset = \"25%\"\nspan = \"50%\"\nsize = \"2MiB\"\n",
+        span: (4 * MIB, 12 * MIB),
+        once: false,
+        one_job: true,
+    },
+];
+
+/// Every write lies in [start, end); for `once`, the writes cover it exactly, each block once.
+fn held(what: &str, w: &[(u64, u64)], (start, end): (u64, u64), once: bool) {
+    assert!(!w.is_empty(), "{what}: no writes");
+    let outside: Vec<_> = w
+        .iter()
+        .filter(|&&(o, l)| o < start || o + l > end)
+        .collect();
+    assert_eq!(
+        outside.len(),
+        0,
+        "{what}: {} writes, outside: {:?}",
+        w.len(),
+        &outside[..outside.len().min(5)]
+    );
+    if once {
+        let mut w = w.to_vec();
+        w.sort_unstable();
+        let mut at = start;
+        for &(o, l) in &w {
+            assert_eq!(o, at, "{what}: a write at {o}, the next block at {at}");
+            at += l;
+        }
+        assert_eq!(at, end, "{what}: the writes end at {at}");
+    }
+}
+
+/// F1 (and the lead's percent fill): each kind of exported write phase, run by real fio on a file that does
+/// not exist, on one that does (the spec's target: sizes in bytes of its 16 MiB), and on an existing file
+/// named with `--target` (export then leaves percentages to fio, which measures the file): every write of
+/// every job is in the phase's span, a fill or a sequential pass covers it exactly, a missing file is
+/// created up to the end of the job's region, and fio's JSON reads back as the span.
+#[test]
+fn exported_writes_stay_in_the_span() {
+    if let Some(why) = fio_missing() {
+        return skip("fio_region::exported_writes_stay_in_the_span", &why);
+    }
+    let d = tempdir();
+    let img = d.path().join("t.img");
+    for k in KINDS {
+        write_file(d.path(), "s.toml", &spec(k.phase));
+        for (variant, exists, args) in [
+            ("a new file", false, &[][..]),
+            ("an existing file", true, &[][..]),
+            (
+                "--target on an existing file",
+                true,
+                &["--target", "t.img"][..],
+            ),
+        ] {
+            let what = format!("{}, {variant}", k.name);
+            let _ = std::fs::remove_file(&img);
+            if exists {
+                std::fs::write(&img, vec![1u8; 16 << 20]).expect("t.img");
+            }
+            let mut a = vec!["export", "fio", "s.toml", "-o", "s.fio"];
+            a.extend_from_slice(args);
+            let (code, _, err) = code_out_err(&wkrun(d.path(), &a));
+            assert_eq!(code, 0, "{what}: {err}");
+            let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+            let sized = job.contains("\nsize=");
+            // fio's region is [offset, offset + size) only without filesize beside size.
+            assert!(!(sized && job.contains("filesize=")), "{what}: {job}");
+            let said = "; differs: no filesize beside a job's size (with it fio's size is only the amount of I/O and the job's region runs from its offset to the end of the file): before its first job runs, fio lays out a missing file up to the furthest end of the jobs' regions (offset + size), not at the target's 16MiB\n";
+            assert_eq!(
+                job.contains(said),
+                sized && args.is_empty(),
+                "{what}: {job}"
+            );
+            let (per_job, iolog, json) = run_fio(d.path());
+            held(&format!("{what} (latency logs)"), &per_job, k.span, k.once);
+            if k.one_job {
+                held(&format!("{what} (--write_iolog)"), &iolog, k.span, k.once);
+            }
+            let len = std::fs::metadata(&img).expect("t.img").len();
+            let created = if sized { k.span.1 } else { 16 * MIB };
+            assert_eq!(
+                len,
+                if exists { 16 * MIB } else { created },
+                "{what}: {job}"
+            );
+            if k.one_job && args.is_empty() {
+                let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
+                let p = &r.phases[0].params;
+                let want = (k.span.0, k.span.1 - k.span.0);
+                assert_eq!((p.span_start_bytes, p.span_bytes), want, "{what}: {job}");
+            }
+        }
+    }
+}
+
+/// Item 4: a whole-file phase keeps `filesize=16m`; fio's JSON of that job file reads as the whole 16 MiB,
+/// and `wkrun warnings` says nothing of an unknown span.
+#[test]
+fn an_exported_filesize_reads_back_as_the_span() {
+    if let Some(why) = fio_missing() {
+        return skip(
+            "fio_region::an_exported_filesize_reads_back_as_the_span",
+            &why,
+        );
+    }
+    let d = tempdir();
+    write_file(d.path(), "s.toml", &spec(KINDS[0].phase));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "s.toml", "-o", "s.fio"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(job.contains("\nfilesize=16m\n"), "{job}");
+    let (per_job, _, json) = run_fio(d.path());
+    held("whole file", &per_job, (0, 16 * MIB), false);
+    let r = wkrun::fio::json::from_bytes("f.json", &json).expect("read");
+    let p = &r.phases[0].params;
+    assert_eq!((p.span_start_bytes, p.span_bytes), (0, 16 * MIB));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["warnings", "f.json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !out.contains("span is unknown") && !err.contains("span is unknown"),
+        "{out}{err}"
+    );
+    let (code, _, err) = code_out_err(&wkrun(d.path(), &["validate", "f.json"]));
+    assert_eq!(code, 0, "{err}");
+    reported(d.path(), "span [0, 16777216)");
+}
+
+/// `wkrun report f.json` in `dir` names `span` (as attack 26 read the span: `span [8388608, 16777216)` of
+/// fio's 56 MiB).
+fn reported(dir: &Path, span: &str) {
+    let (code, _, err) = code_out_err(&wkrun(dir, &["report", "f.json", "-o", "rep"]));
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(dir.join("rep/index.html")).expect("report");
+    assert!(html.contains(span), "no {span} in the report");
+}
+
+/// F1: with filesize, import's span and the JSON reader's run from offset to the end of the file; size is
+/// the amount of I/O.
+#[test]
+fn filesize_makes_the_span_run_to_the_end_of_the_file() {
+    let d = tempdir();
+    let args = [
+        "import",
+        "fio",
+        "--",
+        "--name=w",
+        "--filename=t.img",
+        "--filesize=64m",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--offset=8m",
+        "--size=8m",
+    ];
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &args));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\noffset = \"8MiB\"\nspan = \"56MiB\"\nsize = \"8MiB\"\n"),
+        "{out}"
+    );
+    let json = include_str!("../data/fio/fio-3.33-filesize-offset-size.json");
+    let r = wkrun::fio::json::from_bytes("f.json", json.as_bytes()).expect("read");
+    let p = &r.phases[0].params;
+    assert_eq!((p.span_start_bytes, p.span_bytes), (8 * MIB, 56 * MIB));
+    // Attack 26's report said `span [8388608, 16777216)` of this run.
+    write_file(d.path(), "f.json", json);
+    reported(d.path(), "span [8388608, 67108864)");
+}
+
+/// F4: `percentage_random=0` of a random job is sequential (refused); 100 is fio's default (accepted);
+/// `buffer_pattern=0` writes zeros.
+#[test]
+fn a_refused_option_is_harmless_only_at_its_default() {
+    let d = tempdir();
+    let import = |extra: &str| {
+        let mut a = vec![
+            "import",
+            "fio",
+            "--",
+            "--name=r",
+            "--filename=t.img",
+            "--size=8m",
+            "--rw=randwrite",
+        ];
+        a.push(extra);
+        code_out_err(&wkrun(d.path(), &a))
+    };
+    let (code, _, err) = import("--percentage_random=0");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("percentage_random"), "{err}");
+    let (code, out, err) = import("--percentage_random=100");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pattern = \"random\""), "{out}");
+    let (code, out, err) = import("--buffer_pattern=0");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\ndata = \"zeros\"\n"), "{out}");
+    let (code, _, err) = import("--buffer_pattern=0xdeadbeef");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("buffer_pattern"), "{err}");
+}
+
+/// F9: 3 workers over 10 MiB do not split into fio's equal parts (wkrun's plan: 854, 853 and 853 blocks):
+/// the advice names what would, the phase not exported says no "differs:", and a span that follows the
+/// advice (12 MiB, a multiple of 3 × 4 KiB) exports as three equal parts.
+#[test]
+fn workers_that_do_not_split_get_true_advice() {
+    let d = tempdir();
+    let phase = |span: &str| {
+        spec(&format!(
+            "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\nspan = \"{span}\"\nworkers = 3\nworkers_split = \"partitioned\"\nduration = \"1s\"\n"
+        ))
+    };
+    write_file(d.path(), "s.toml", &phase("10MiB"));
+    let (_, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "s.toml", "-o", "s.fio"],
+    ));
+    assert!(err.contains("not exported: phase w: fio's 3 jobs (numjobs, offset_increment) each take an equal part, and the span 10MiB is no multiple of 3 × 4KiB (wkrun's workers take whole blocks, parts that differ by a block where they do not divide); a span in bytes that is a multiple of 3 × 4KiB would split\n"), "{err}");
+    assert!(!err.contains("differs:"), "{err}");
+    write_file(d.path(), "s.toml", &phase("12MiB"));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "s.toml", "-o", "s.fio"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(
+        job.contains("\nsize=4m\nnumjobs=3\noffset_increment=4m\n"),
+        "{job}"
+    );
+}
