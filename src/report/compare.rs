@@ -1623,7 +1623,7 @@ fn same(key: &str) -> Option<&'static str> {
 }
 
 /// The figure keyed `key` of phase `p`, its value and which way is better: its headline figure's; for a
-/// phase whose headline lacks the figure, the whole-phase metric's that says the same ([`whole_phase`]: a
+/// phase whose headline lacks the figure, the whole-phase metric's that says the same (`whole_phase`: a
 /// wkrun fill, which has no headline, beside fio's job headed by its mean; a phase headed by its steady
 /// window, compared on its IOPS, phase mean by [`pair_lead`]), as `wkrun compare`'s whole-phase rows
 /// give it; `None` when it has neither.
@@ -1873,7 +1873,7 @@ fn leading(f: &Figure) -> Option<(f64, Better)> {
 
 /// The lead figure of a pair of phases, the one definition: of `base` (the first run's) and its twin `p`,
 /// the first of `base`'s headline figures that can lead (a level with a direction, [`is_level`]) that `p`
-/// has too, both positive, and not over rows unlike `base`'s ([`unlike_leads`]); else, when the two share
+/// has too, both positive, and not over rows unlike `base`'s (`unlike_leads`); else, when the two share
 /// no such figure (a run too short for its steady window, whose window mean is null; fio's job, headed by
 /// its mean, beside a wkrun phase headed by its steady window; a headline without a level), their total
 /// IOPS, the whole phase in both, higher is better. `None` when that is not positive in both.
