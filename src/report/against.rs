@@ -4,6 +4,7 @@
 
 use super::chart::PlotError;
 use super::chart::ranked::{ranked_chart, ranked_figures};
+use super::compare::overrides_text;
 use super::html::esc;
 use super::model::{Figure, Options, Report};
 use super::runs::RunData;
@@ -64,13 +65,25 @@ report --against-library</code>).</p>",
             n => format!(" and the other {n} runs given"),
         }
     );
-    o.push_str(
-        "<table>\n<thead><tr><th>run</th><th>target</th><th>started</th></tr></thead>\n<tbody>\n",
+    // The `--set` overrides when they differ: a run made with others is not ranked (trial 26 L7).
+    let all = || runs.iter().chain(&opts.against);
+    let sets = all().any(|r| r.results.spec.overrides != this.results.spec.overrides);
+    let _ = writeln!(
+        o,
+        "<table>\n<thead><tr><th>run</th><th>target</th><th>started</th>{}</tr></thead>\n<tbody>",
+        if sets { "<th>--set</th>" } else { "" }
     );
-    for r in runs.iter().chain(&opts.against) {
+    for r in all() {
+        let set = match sets {
+            true => format!(
+                "<td>{}</td>",
+                esc(&overrides_text(&r.results.spec.overrides))
+            ),
+            false => String::new(),
+        };
         let _ = writeln!(
             o,
-            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td>{set}</tr>",
             esc(&r.label),
             esc(&r.target_name()),
             esc(&r.results.started_at)

@@ -178,7 +178,7 @@ impl Metric {
     /// The row label, with the unit (headline rows carry their own, [`Row::label`]).
     pub fn label(self) -> String {
         match self {
-            Metric::TotalIops => "IOPS, phase mean".into(),
+            Metric::TotalIops => TOTAL_IOPS_LABEL.into(),
             Metric::Iops(d) => format!("{d} IOPS, phase mean"),
             Metric::Bandwidth => "bandwidth, phase mean (MB/s)".into(),
             Metric::Lat(d, s) => format!("{d} {}", s.words()),
@@ -410,8 +410,8 @@ pub enum Note {
     },
     /// The composite's: the workloads each column's score rests on, by its index, when fewer than its run
     /// has in common with the first (`over 1 of 3 workloads: rw2 interrupted, rw3 not run`,
-    /// [`Score::rests`]), and the lead
-    /// figures left out for unlike rows, as `LABEL of PHASE`.
+    /// [`Score::rests`]), the lead figures left out for unlike rows, as `LABEL of PHASE`, and the
+    /// workloads scored on a figure one of the pair lacks ([`composite_note`]).
     Composite {
         /// Each later column's workloads scored, where some are not.
         rests: Vec<(usize, String)>,
@@ -420,6 +420,10 @@ pub enum Note {
         partial: bool,
         /// Each later column's lead figures left out for rows unlike the first column's.
         unlike: Vec<(usize, String)>,
+        /// Each later column's workloads scored on another lead figure than one of the pair leads with on
+        /// its own, which the other lacks, and the figure it lacks: `rw on IOPS, phase mean (IOPS, steady
+        /// window mean not in both)` ([`pair_lead`]).
+        led: Vec<(usize, String)>,
     },
     /// fio's job counts its verify reads, which wkrun measured as a phase of their own
     /// ([`crate::report::verify_reads`]): the rows of both phases have no change, and the job is left out
@@ -454,6 +458,7 @@ impl Note {
                 rests,
                 partial,
                 unlike,
+                led,
             } => {
                 let each = |items: &[(usize, String)]| -> Vec<String> {
                     items
@@ -475,6 +480,12 @@ impl Note {
                     said.push(format!(
                         "left out of the composite, their rows unlike the first column's: {}; such a phase is scored on its next lead figure, else on its IOPS, phase mean",
                         each(unlike).join("; ")
+                    ));
+                }
+                if !led.is_empty() {
+                    said.push(format!(
+                        "a workload is scored on the first lead figure both runs have, else on its IOPS, phase mean: {}",
+                        each(led).join("; ")
                     ));
                 }
                 said.join(". ")
@@ -1587,16 +1598,39 @@ fn steady_cells(phases: &[Option<&PhaseResult>]) -> Option<Vec<Cell>> {
         })
 }
 
-/// The quantity ([`Metric::quantity`]) a headline figure keyed `key` gives of its phase, when a whole-phase
-/// metric can restate it: the `mean` item's IOPS, bandwidth and mean latency, the `latency` item's means and
-/// maxima.
-fn same(key: &str) -> Option<&'static str> {
+/// The whole-phase metric that says what a headline figure keyed `key` says of its phase, and which way
+/// is better: the `mean` item's IOPS, bandwidth and mean latency, the `latency` item's means and maxima;
+/// `None` for the others.
+fn whole_phase(key: &str) -> Option<(Metric, Better)> {
+    use Direction::{Read, Write};
+    let lat = |m: Metric| Some((m, Better::Lower));
     match key {
-        "mean iops" => Some("iops"),
-        "mean mb_s" => Some("mb_s"),
-        "mean lat_mean_us" | "latency read mean_us" | "latency write mean_us" => Some("lat_mean"),
-        "latency read max_us" | "latency write max_us" => Some("lat_max"),
+        TOTAL_IOPS => Some((Metric::TotalIops, Better::Higher)),
+        "mean mb_s" => Some((Metric::Bandwidth, Better::Higher)),
+        "mean lat_mean_us" => lat(Metric::TotalLat(LatStat::Mean)),
+        "latency read mean_us" => lat(Metric::Lat(Read, LatStat::Mean)),
+        "latency write mean_us" => lat(Metric::Lat(Write, LatStat::Mean)),
+        "latency read max_us" => lat(Metric::Lat(Read, LatStat::Max)),
+        "latency write max_us" => lat(Metric::Lat(Write, LatStat::Max)),
         _ => None,
+    }
+}
+
+/// The quantity ([`Metric::quantity`]) a headline figure keyed `key` gives of its phase, when a whole-phase
+/// metric can restate it ([`whole_phase`]).
+fn same(key: &str) -> Option<&'static str> {
+    whole_phase(key)?.0.quantity()
+}
+
+/// The figure keyed `key` of phase `p`, its value and which way is better: its headline figure's; for a
+/// phase whose headline lacks the figure, the whole-phase metric's that says the same (`whole_phase`: a
+/// wkrun fill, which has no headline, beside fio's job headed by its mean; a phase headed by its steady
+/// window, compared on its IOPS, phase mean by [`pair_lead`]), as `wkrun compare`'s whole-phase rows
+/// give it; `None` when it has neither.
+pub fn figure_in(p: &PhaseResult, key: &str) -> Option<(Option<f64>, Option<Better>)> {
+    match p.headline.iter().find(|f| f.key == key) {
+        Some(f) => Some((f.value, f.better)),
+        None => whole_phase(key).map(|(m, better)| (m.value(p), Some(better))),
     }
 }
 
@@ -1783,79 +1817,128 @@ fn overrides_row(runs: &[Run]) -> Option<Row> {
         phase: "(runs)".into(),
         metric: Metric::Overrides,
         label: Metric::Overrides.label(),
-        cells: sets
-            .iter()
-            .map(|s| {
-                Cell::Text(if s.is_empty() {
-                    "none".into()
-                } else {
-                    s.join(" ")
-                })
-            })
-            .collect(),
+        cells: sets.iter().map(|s| Cell::Text(overrides_text(s))).collect(),
     })
 }
 
-/// A phase's lead figure: `(key, value, better)`.
-type Lead = (String, Option<f64>, Better);
-
-/// The candidates for a phase's lead figure, in order: its headline figures that are levels
-/// ([`is_level`]) with a direction; total IOPS (higher is better) when it has none.
-fn leads(p: &PhaseResult) -> Vec<Lead> {
-    let levels: Vec<Lead> = p
-        .headline
-        .iter()
-        .filter(|f| is_level(&f.key))
-        .filter_map(|f| Some((f.key.clone(), f.value, f.better?)))
-        .collect();
-    if levels.is_empty() {
-        vec![(
-            "total IOPS".into(),
-            Metric::TotalIops.value(p),
-            Better::Higher,
-        )]
-    } else {
-        levels
+/// A run's `--set` overrides as `compare` shows them (`duration="4s" qd=8`, `none`), and the report's
+/// ranking against the library (`[not ranked: --set duration="4s"]`).
+pub fn overrides_text(overrides: &[String]) -> String {
+    match overrides.is_empty() {
+        true => "none".into(),
+        false => overrides.join(" "),
     }
 }
 
-/// The log of a phase's ratio to its twin in the first run: of the first lead figure ([`leads`]) that
-/// both have, positive; when the two share no lead figure at all (fio's job, headed by its mean, beside a
-/// wkrun phase headed by its steady window), of their total IOPS; `None` when that gives no positive pair.
-fn log_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
-    let left = unlike_leads(base, p);
-    let kept = |l: &Lead| !left.iter().any(|f| f.key == l.0);
-    let theirs: Vec<Lead> = leads(base).into_iter().filter(kept).collect();
-    let mine: Vec<Lead> = leads(p).into_iter().filter(kept).collect();
-    let shared = |key: &str| mine.iter().find(|(k, _, _)| k == key).map(|m| m.1);
-    let mut pairs: Vec<(Option<f64>, Option<f64>, Better)> =
-        match theirs.iter().any(|(k, _, _)| shared(k).is_some()) {
-            true => theirs
-                .iter()
-                .filter_map(|(k, b, better)| Some((*b, shared(k)?, *better)))
-                .collect(),
-            false => Vec::new(),
-        };
-    // Total IOPS when the two share no lead figure, and last after a figure left out: the whole phase
-    // in both, like for like.
-    if pairs.is_empty() || !left.is_empty() {
-        pairs.push((
-            Metric::TotalIops.value(base),
-            Metric::TotalIops.value(p),
-            Better::Higher,
-        ));
+/// The key of a phase's total IOPS as a lead figure ([`pair_lead`]): the `mean` headline item's IOPS,
+/// which is the whole phase's ([`PhaseResult::iops`]), so a phase headed by its `mean` and one without it
+/// lead on the one figure.
+pub const TOTAL_IOPS: &str = "mean iops";
+
+/// The label of a phase's total IOPS, as a row ([`Metric::TotalIops`]) and as a lead figure.
+const TOTAL_IOPS_LABEL: &str = "IOPS, phase mean";
+
+/// The figure a pair of phases is set side by side on ([`pair_lead`]): what the composite's ratio
+/// ([`composite`]), the report's "Workloads compared" bars and its headline tables take.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lead {
+    /// The figure's key ([`TOTAL_IOPS`] for the phase's total IOPS).
+    pub key: String,
+    /// Its label: `IOPS, steady window mean`, `IOPS, phase mean`.
+    pub label: String,
+    /// Its unit: `IOPS`, `µs`.
+    pub unit: String,
+    /// Which way is better.
+    pub better: Better,
+    /// Its value in the first run's phase and in its twin, both positive.
+    pub values: (f64, f64),
+}
+
+impl Lead {
+    /// The twin's value over the first's, inverted where lower is better: above 1 is better.
+    pub fn ratio(&self) -> f64 {
+        let (b, v) = self.values;
+        match self.better {
+            Better::Higher => v / b,
+            Better::Lower => b / v,
+        }
     }
-    pairs.into_iter().find_map(|(b, v, better)| {
-        let (b, v) = (b.filter(|b| *b > 0.0)?, v.filter(|v| *v > 0.0)?);
-        Some(match better {
-            Better::Higher => (v / b).ln(),
-            Better::Lower => (b / v).ln(),
+}
+
+/// A headline figure that can lead ([`is_level`], with a direction) and has a positive value.
+fn leading(f: &Figure) -> Option<(f64, Better)> {
+    let v = f.value.filter(|v| *v > 0.0)?;
+    is_level(&f.key).then_some((v, f.better?))
+}
+
+/// The lead figure of a pair of phases, the one definition: of `base` (the first run's) and its twin `p`,
+/// the first of `base`'s headline figures that can lead (a level with a direction, [`is_level`]) that `p`
+/// has too, both positive, and not over rows unlike `base`'s (`unlike_leads`); else, when the two share
+/// no such figure (a run too short for its steady window, whose window mean is null; fio's job, headed by
+/// its mean, beside a wkrun phase headed by its steady window; a headline without a level), their total
+/// IOPS, the whole phase in both, higher is better. `None` when that is not positive in both.
+pub fn pair_lead(base: &PhaseResult, p: &PhaseResult) -> Option<Lead> {
+    let left = unlike_leads(base, p);
+    let theirs = |key: &str| p.headline.iter().find(|g| g.key == key).and_then(leading);
+    let shared = base
+        .headline
+        .iter()
+        .filter(|f| !left.iter().any(|l| l.key == f.key))
+        .find_map(|f| {
+            let (b, better) = leading(f)?;
+            let (v, _) = theirs(&f.key)?;
+            Some(Lead {
+                key: f.key.clone(),
+                label: f.label.clone(),
+                unit: f.unit.clone(),
+                better,
+                values: (b, v),
+            })
+        });
+    shared.or_else(|| {
+        let positive = |p: &PhaseResult| Metric::TotalIops.value(p).filter(|v| *v > 0.0);
+        Some(Lead {
+            key: TOTAL_IOPS.into(),
+            label: TOTAL_IOPS_LABEL.into(),
+            unit: "IOPS".into(),
+            better: Better::Higher,
+            values: (positive(base)?, positive(p)?),
         })
     })
 }
 
+/// The key and label of the figure a phase leads with on its own: its first headline figure that can
+/// lead, else its total IOPS ([`TOTAL_IOPS`]).
+fn own_lead(p: &PhaseResult) -> (&str, &str) {
+    p.headline
+        .iter()
+        .find(|f| leading(f).is_some())
+        .map_or((TOTAL_IOPS, TOTAL_IOPS_LABEL), |f| {
+            (f.key.as_str(), f.label.as_str())
+        })
+}
+
+/// What the composite's note says of a pair of phases scored on another lead figure ([`pair_lead`]) than
+/// one of them leads with on its own ([`own_lead`]), which the other lacks: `rw on IOPS, phase mean (IOPS,
+/// steady window mean not in both)`; `None` when each leads with the pair's figure, or when a figure over
+/// unlike rows was left out (said by the note's own clause).
+fn led_on(base: &PhaseResult, p: &PhaseResult) -> Option<String> {
+    if !unlike_leads(base, p).is_empty() {
+        return None;
+    }
+    let lead = pair_lead(base, p)?;
+    let (_, own) = [own_lead(base), own_lead(p)]
+        .into_iter()
+        .find(|(k, _)| *k != lead.key)?;
+    Some(format!(
+        "{} on {} ({own} not in both)",
+        crate::text::escaped(&base.name),
+        lead.label
+    ))
+}
+
 /// The lead figures of `base` (headline levels with a direction and a value) that its twin `p` has too,
-/// with a value, over rows unlike `base`'s ([`headline::unlike`]): left out of their ratio ([`log_ratio`]).
+/// with a value, over rows unlike `base`'s ([`headline::unlike`]): left out of their ratio ([`pair_lead`]).
 fn unlike_leads<'a>(base: &'a PhaseResult, p: &PhaseResult) -> Vec<&'a Figure> {
     let valued = |f: &&Figure| f.value.is_some();
     base.headline
@@ -1963,8 +2046,10 @@ impl Score {
 
 /// The note on the composite of `runs` ([`composite`]), whose scores are `scores`: each later run's
 /// workloads scored where fewer than it has in common with the first ([`Score::rests`]; a run without a
-/// score has `-`, noted when it has workloads in common, none scored), and its lead figures left out for
-/// rows unlike the first run's, as `LABEL of PHASE`; `None` when there is neither.
+/// score has `-`, noted when it has workloads in common, none scored), its lead figures left out for
+/// rows unlike the first run's, as `LABEL of PHASE`, and its workloads scored on another lead figure than
+/// one of the pair leads with on its own, which the other lacks (`led_on`: a run too short for its steady
+/// window beside one that reached it); `None` when there is none of these.
 pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
     let first = runs.first()?;
     let rests: Vec<(usize, String)> = scores
@@ -1974,9 +2059,14 @@ pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
         .filter(|(_, s)| !s.left.is_empty())
         .map(|(i, s)| (i, s.rests()))
         .collect();
-    let mut unlike = Vec::new();
+    let (mut unlike, mut led) = (Vec::new(), Vec::new());
     for (i, run) in runs.iter().enumerate().skip(1) {
-        for (b, p) in twins(first, run) {
+        let pairs = twins(first, run);
+        let on: Vec<String> = pairs.iter().filter_map(|(b, p)| led_on(b, p)).collect();
+        if !on.is_empty() {
+            led.push((i, on.join(", ")));
+        }
+        for (b, p) in pairs {
             for f in unlike_leads(b, p) {
                 unlike.push((
                     i,
@@ -1997,17 +2087,12 @@ pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
         .iter()
         .skip(1)
         .any(|s| s.left.iter().any(|(_, why)| stopped.contains(why)));
-    (!rests.is_empty() || !unlike.is_empty()).then_some(Note::Composite {
+    (!rests.is_empty() || !unlike.is_empty() || !led.is_empty()).then_some(Note::Composite {
         rests,
         partial,
         unlike,
+        led,
     })
-}
-
-/// The ratio of a phase's lead figure to its twin's in `base`, inverted where lower is better (so above 1
-/// is better): what the composite averages ([`composite`]); `None` when they share no lead figure.
-pub fn lead_ratio(base: &PhaseResult, p: &PhaseResult) -> Option<f64> {
-    log_ratio(base, p).map(f64::exp)
 }
 
 /// A run's workload phases.
@@ -2020,12 +2105,13 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 
 /// The composite score of each run against the first: the geometric mean, over the workload phases both
 /// have (fills, restores and erases prepare the drive; they are not the benchmark), of the ratio of the
-/// phase's lead figure in the run to the first run's: run / first for a figure where higher is better,
-/// first / run where lower is better. The lead figure is the phase's first headline figure that is a level
-/// (a mean: the steady window's, a window's average, the phase's IOPS; never an extreme such as the worst
-/// interval, [`is_level`]) and that both runs have, positive (a run that never reached steady state is
-/// compared on the next level, a window's average); total IOPS when the phase's headline has no level, or
-/// when the two phases' headlines share no lead figure (fio's JSON beside a wkrun run). So
+/// phase's lead figure in the run to the first run's ([`pair_lead`], the one definition): run / first for a
+/// figure where higher is better, first / run where lower is better. The lead figure is the phase's first
+/// headline figure that is a level (a mean: the steady window's, a window's average, the phase's IOPS;
+/// never an extreme such as the worst interval, [`is_level`]) and that both runs have, positive (a run that
+/// never reached steady state is compared on the next level, a window's average); total IOPS when the
+/// phase's headline has no level, or when the two phases' headlines share no lead figure, positive in both
+/// (a run too short for its steady window, whose window mean is null; fio's JSON beside a wkrun run). So
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
 /// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`), nor is a
 /// phase that measured nothing ([`unmeasured`]: a run interrupted in its ramp) or did not complete (its
@@ -2041,7 +2127,8 @@ pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
 const STOPPED_IN: &str = "stopped in";
 
 /// Each run's composite score ([`composite`]) with the workloads of the first run it leaves out and why
-/// (`twin`; `without a lead figure in both` for a pair without a positive figure to set side by side);
+/// (`twin`; `without a lead figure in both` for a pair without a positive figure to set side by side, not
+/// even their total IOPS: [`pair_lead`]);
 /// `stopped_in`, per run, the phase it ended in without writing its results
 /// ([`super::not_run::stopped_in`]; none given for a run past the slice's end).
 pub fn scores(runs: &[&Results], stopped_in: &[Option<&str>]) -> Vec<Score> {
@@ -2055,7 +2142,7 @@ pub fn scores(runs: &[&Results], stopped_in: &[Option<&str>]) -> Vec<Score> {
             let twins = twin(first, run, stopped_in.get(i).copied().flatten());
             let of = twins.len();
             for t in twins {
-                match t.map(|(b, p)| (b, log_ratio(b, p))) {
+                match t.map(|(b, p)| (b, pair_lead(b, p).map(|l| l.ratio().ln()))) {
                     Ok((_, Some(l))) => logs.push(l),
                     Ok((b, None)) => left.push((b.name.clone(), "without a lead figure in both")),
                     Err((name, why)) => left.push((name.to_string(), why)),
@@ -3794,6 +3881,78 @@ mod tests {
         let c = composite(&runs.iter().map(|r| &r.results).collect::<Vec<_>>());
         let want = (3.5f64 * 2.0).sqrt();
         assert!((c[1].unwrap() - want).abs() < 1e-12, "{c:?}, want {want}");
+    }
+
+    /// Trial 26 M2: a run too short for its steady window (window mean null) beside one that reached it
+    /// shares no lead figure: the workload is scored on its total IOPS, as the docs say, not left out
+    /// `without a lead figure in both`, and the composite's note says which figure led, whichever run is
+    /// first. A phase each leads on its own with the pair's figure is not noted.
+    #[test]
+    fn a_steady_window_one_run_lacks_scores_the_workload_on_its_iops() {
+        let steady = |mean: Option<f64>| {
+            vec![
+                figure(
+                    "steady at_s",
+                    "time to steady state",
+                    mean.map(|_| 5.0),
+                    "s",
+                    Some(Better::Lower),
+                ),
+                figure(
+                    "steady window_mean",
+                    "IOPS, steady window mean",
+                    mean,
+                    "IOPS",
+                    Some(Better::Higher),
+                ),
+            ]
+        };
+        let rw = |writes: u64, mean: Option<f64>| {
+            let mut p = phase("randwrite", 0, writes, None);
+            p.headline = steady(mean);
+            p
+        };
+        let t = "t";
+        // randwrite: 8000 → 4000 IOPS (0.5); mix: 1000 → 900 (0.9), no headline. √(0.5 · 0.9).
+        let full = run(
+            "a",
+            "s",
+            t,
+            vec![rw(8000, Some(10_000.0)), phase("mix", 700, 300, None)],
+        );
+        let short = run(
+            "b",
+            "s",
+            t,
+            vec![rw(4000, None), phase("mix", 630, 270, None)],
+        );
+        let lead = pair_lead(&full.results.phases[0], &short.results.phases[0]).unwrap();
+        assert_eq!(
+            (lead.key.as_str(), lead.label.as_str(), lead.values),
+            (TOTAL_IOPS, "IOPS, phase mean", (8000.0, 4000.0))
+        );
+        assert_eq!(lead.ratio(), 0.5);
+        let runs = [&full.results, &short.results];
+        let s = scores(&runs, &[]);
+        assert!(
+            (s[1].value.unwrap() - 0.45f64.sqrt()).abs() < 1e-12,
+            "{s:?}"
+        );
+        assert_eq!((s[1].of, s[1].left.len()), (2, 0));
+        let cols = ["a".to_string(), "b".to_string()];
+        let said = "a workload is scored on the first lead figure both runs have, else on its IOPS, phase mean: b: randwrite on IOPS, phase mean (IOPS, steady window mean not in both)";
+        assert_eq!(composite_note(&runs, &s).unwrap().text(&cols), said);
+        // The short run first: 4000 → 8000 (2.0), 900 → 1000; the same figure led, said alike.
+        let back = [&short.results, &full.results];
+        let s = scores(&back, &[]);
+        assert!(
+            (s[1].value.unwrap() - (2.0f64 / 0.9).sqrt()).abs() < 1e-12,
+            "{s:?}"
+        );
+        assert_eq!(composite_note(&back, &s).unwrap().text(&cols), said);
+        // Both too short: each leads on its IOPS on its own, nothing to say.
+        let both = [&short.results, &short.results];
+        assert_eq!(composite_note(&both, &scores(&both, &[])), None);
     }
 
     /// A headline time that is a fact (`better` absent: when the worst interval ended) gets no change; a

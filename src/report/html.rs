@@ -818,8 +818,14 @@ fn phase_section(
 type Column = (String, String, String);
 
 /// The headline figures of a phase group's members: the keys (with their row labels and units) in order of
-/// first appearance.
-fn headline_keys(runs: &[RunData], s: &PhaseSection) -> Vec<Column> {
+/// first appearance; then each lead figure the "Workloads compared" bars set a member beside another on
+/// (`compared`, [`compared_leads`]) that no member's headline has: the IOPS, phase mean of a phase headed by
+/// its steady window, compared so with a run too short for the window (trial 26 M2, L5).
+fn headline_keys(
+    runs: &[RunData],
+    s: &PhaseSection,
+    compared: &[((usize, usize), Column)],
+) -> Vec<Column> {
     let mut keys: Vec<Column> = Vec::new();
     for &(r, p) in &s.group.members {
         for f in &runs[r].phase(p).0.headline {
@@ -828,7 +834,28 @@ fn headline_keys(runs: &[RunData], s: &PhaseSection) -> Vec<Column> {
             }
         }
     }
+    for (_, c) in compared.iter().filter(|(m, _)| s.group.members.contains(m)) {
+        if !keys.iter().any(|k| k.0 == c.0) {
+            keys.push(c.clone());
+        }
+    }
     keys
+}
+
+/// The lead figures the batteries' bars ("Workloads compared",
+/// [`crate::report::chart::battery::Battery::pairs`]) set phases side by
+/// side on: each phase of each bar, `(run, index)`, with its figure's column.
+fn compared_leads(runs: &[RunData]) -> Vec<((usize, usize), Column)> {
+    let mut out = Vec::new();
+    for b in crate::report::chart::battery::batteries(runs) {
+        for bar in b.pairs(runs) {
+            let l = &bar.lead;
+            for m in bar.phases {
+                out.push((m, (l.key.clone(), l.label.clone(), l.unit.clone())));
+            }
+        }
+    }
+    out
 }
 
 /// A headline value with its change against `base` (the first run's), when there is one, coloured after
@@ -893,10 +920,9 @@ fn headline_table(
     o.push_str("</tr></thead><tbody>\n");
     let mut notes: Vec<String> = Vec::new();
     for (s, unlike) in secs.iter().zip(&unlike) {
-        let figure = |r: usize, p: usize, key: &str| {
-            runs[r].phase(p).0.headline.iter().find(|f| f.key == key)
-        };
-        let value = |r: usize, p: usize, key: &str| figure(r, p, key).and_then(|f| f.value);
+        // A figure the phase's headline lacks is its whole-phase metric's where one says the same.
+        let figure = |r: usize, p: usize, key: &str| compare::figure_in(runs[r].phase(p).0, key);
+        let value = |r: usize, p: usize, key: &str| figure(r, p, key).and_then(|f| f.0);
         let first = s.group.members.first().copied();
         let marks: Vec<Option<usize>> = unlike
             .iter()
@@ -930,7 +956,7 @@ fn headline_table(
             for (j, (key, _, unit)) in keys.iter().enumerate() {
                 if let Some(u) = &unlike[j] {
                     // A member whose rows are alike the first's is compared, as in `wkrun compare`.
-                    let better = first.and_then(|(r0, p0)| figure(r0, p0, key)?.better);
+                    let better = first.and_then(|(r0, p0)| figure(r0, p0, key)?.1);
                     let values: Vec<Option<f64>> = s
                         .group
                         .members
@@ -950,9 +976,9 @@ fn headline_table(
                 let base = first
                     .filter(|&(r0, _)| r0 != r)
                     .and_then(|(r0, p0)| figure(r0, p0, key))
-                    .filter(|f| f.better.is_some());
-                let better = base.and_then(|f| f.better);
-                let base = base.and_then(|f| f.value);
+                    .filter(|f| f.1.is_some());
+                let better = base.and_then(|f| f.1);
+                let base = base.and_then(|f| f.0);
                 o.push_str(&headline_cell(value(r, p, key), unit, base, better));
             }
             o.push_str("</tr>\n");
@@ -1003,8 +1029,9 @@ pub const HEADLINE_ROWS: usize = 40;
 /// change against the first; folded away past [`HEADLINE_ROWS`] rows.
 fn headline_section(o: &mut String, runs: &[RunData], report: &Report) {
     let mut tables: Vec<(Vec<Column>, Vec<&PhaseSection>)> = Vec::new();
+    let compared = compared_leads(runs);
     for s in &report.phases {
-        let keys = headline_keys(runs, s);
+        let keys = headline_keys(runs, s, &compared);
         if keys.is_empty() {
             continue;
         }

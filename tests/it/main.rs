@@ -11,6 +11,7 @@ mod cases;
 mod cautions;
 mod cli;
 mod compare;
+mod composite26;
 mod counters;
 mod diskfull;
 mod distribution;

@@ -2,8 +2,8 @@
 //! and used drive side by side): a group per workload, in it a bar per column, where a column is a sweep's
 //! member in a run (anthology's `filled=25%` and `filled=100%`), or a run when the runs share workloads
 //! outside sweeps. Each bar is the workload's lead figure against the first column's, as the composite of
-//! `wkrun compare` takes it ([`crate::report::compare::lead_ratio`]: the first headline level, total IOPS
-//! without a headline, inverted where lower is better), in percent: 100 % is par, a taller bar is better,
+//! `wkrun compare` takes it ([`crate::report::compare::pair_lead`]: the first headline level both phases
+//! have, positive, else total IOPS; inverted where lower is better), in percent: 100 % is par, a taller bar is better,
 //! whatever the mix of IOPS, bandwidths and latencies. A drive keeps its colour; its members are shades of
 //! it, dark to light in the sweep's order.
 
@@ -14,7 +14,7 @@ use super::{
     Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, SIZE, Swatch, colour, plot_on, render,
     subject, why,
 };
-use crate::report::compare::lead_ratio;
+use crate::report::compare::{Lead, pair_lead};
 use crate::report::runs::{LabelGroup, RunData, label_groups};
 use crate::results::PhaseResult;
 use crate::spec::PhaseKind;
@@ -29,6 +29,19 @@ pub struct Column {
     pub run: usize,
     /// The member: its place among the sweep's values, and its name (`filled=25%`); `None` for a run.
     pub member: Option<(usize, String)>,
+}
+
+/// A bar of a battery ([`Battery::pairs`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// The workload (the group).
+    pub workload: usize,
+    /// The column.
+    pub column: usize,
+    /// The phases set side by side, `(run, index in its results)`: the first column's, then the bar's.
+    pub phases: [(usize, usize); 2],
+    /// Their lead figure.
+    pub lead: Lead,
 }
 
 /// A battery: workloads (the groups) by columns (the bars of each group).
@@ -48,9 +61,19 @@ pub struct Battery {
 
 impl Battery {
     /// Each bar, `(workload, column, percent of the first column's)`: the ratio of the lead figures
-    /// ([`lead_ratio`]) against the first column that has the workload; none where the column lacks the
+    /// ([`Lead::ratio`]) against the first column that has the workload; none where the column lacks the
     /// workload or shares no lead figure with that one.
     pub fn bars(&self, runs: &[RunData]) -> Vec<(usize, usize, f64)> {
+        self.pairs(runs)
+            .into_iter()
+            .map(|b| (b.workload, b.column, b.lead.ratio() * 100.0))
+            .collect()
+    }
+
+    /// What each bar sets side by side, in the bars' order ([`Self::bars`]): the workload's phase in the
+    /// first column that has it and in the bar's column, and their lead figure ([`pair_lead`]), which the
+    /// report's headline tables show.
+    pub fn pairs(&self, runs: &[RunData]) -> Vec<Bar> {
         let phase =
             |c: usize, p: usize| -> &PhaseResult { &runs[self.columns[c].run].results.phases[p] };
         let mut out = Vec::new();
@@ -59,8 +82,14 @@ impl Battery {
                 continue;
             };
             for (c, p) in row.iter().enumerate() {
-                if let Some(r) = p.and_then(|p| lead_ratio(phase(c0, p0), phase(c, p))) {
-                    out.push((w, c, r * 100.0));
+                let Some(p) = *p else { continue };
+                if let Some(lead) = pair_lead(phase(c0, p0), phase(c, p)) {
+                    out.push(Bar {
+                        workload: w,
+                        column: c,
+                        phases: [(self.columns[c0].run, p0), (self.columns[c].run, p)],
+                        lead,
+                    });
                 }
             }
         }
@@ -310,7 +339,7 @@ pub fn battery_chart(runs: &[RunData], b: &Battery) -> Result<Chart, PlotError> 
     })?;
     Ok(Chart {
         caption: format!(
-            "Each workload's lead figure (its first headline level, total IOPS without a headline; inverted where lower is better, so a taller bar is better) in percent of {base}'s, the ratio the composite of wkrun compare averages; the line is 100 %. One colour per drive{}.",
+            "Each workload's lead figure (its first headline level both have, else its IOPS, phase mean; inverted where lower is better, so a taller bar is better) in percent of {base}'s, the ratio the composite of wkrun compare averages; the line is 100 %. One colour per drive{}.",
             match b.sweep {
                 Some(_) => ", its sweep's members in shades of it, dark to light",
                 None => "",

@@ -5,25 +5,77 @@
 //! [`ranked_figures`] works out what to draw (plain numbers, tested exactly); [`ranked_chart`] draws one.
 
 use super::{Chart, PlotError, colour, linear_ticks, short_number, without_controls};
-use crate::report::compare::unit_decimals;
+use crate::report::compare::{TOTAL_IOPS, figure_in, pair_lead, unit_decimals};
 use crate::report::runs::RunData;
-use crate::results::Better;
+use crate::results::{Better, PhaseResult};
 use crate::spec::PhaseKind;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::fmt::Write as _;
 
 /// One bar: a run and its value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankedBar {
     /// 0 for the run ranked (highlighted), 1 + i for `others[i]`.
     pub run: usize,
-    /// The run's name: its label, then its marks (compare's, and [`NOT_RANKED`]).
+    /// The run's name: its label, then its marks (compare's, and why it is not ranked,
+    /// [`Unranked::mark`]).
     pub name: String,
     /// How many of `name`'s characters are the label: the rest are its marks, kept whole when the
     /// chart cuts a long name (the private `fit`).
     pub label_chars: usize,
     /// The figure's value.
     pub value: f64,
+    /// Why the bar is drawn apart, out of the rank order; empty for a ranked bar.
+    pub unranked: Vec<Unranked>,
+}
+
+/// Why a run's bar is not ranked ([`RankedFigure::apart`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unranked {
+    /// Its phase did not complete (`completed: false`): its figures cover part of it.
+    Incomplete,
+    /// It ran with other `--set` overrides than the ranked run (`spec.overrides`), as given: `duration=4s`;
+    /// `None` for none (the ranked run had some).
+    Overrides(Option<String>),
+}
+
+impl Unranked {
+    /// The words of the bar's mark: `incomplete`, `--set duration="4s"`, `no --set`.
+    fn words(&self) -> String {
+        match self {
+            Unranked::Incomplete => "incomplete".into(),
+            Unranked::Overrides(Some(o)) => format!("--set {o}"),
+            Unranked::Overrides(None) => "no --set".into(),
+        }
+    }
+
+    /// The mark of a bar not ranked for `why`: ` [not ranked: incomplete]`, ` [not ranked: --set
+    /// duration="4s"]`, both reasons `; `-separated; empty for none.
+    pub fn mark(why: &[Unranked]) -> String {
+        match why.is_empty() {
+            true => String::new(),
+            false => {
+                let w: Vec<String> = why.iter().map(Unranked::words).collect();
+                format!(" [not ranked: {}]", w.join("; "))
+            }
+        }
+    }
+
+    /// Why `r`'s phase `completed` or not is not ranked beside `this`: incomplete, other overrides.
+    fn of(this: &RunData, r: &RunData, completed: bool) -> Vec<Unranked> {
+        let mut why = Vec::new();
+        if !completed {
+            why.push(Unranked::Incomplete);
+        }
+        let o = &r.results.spec.overrides;
+        if *o != this.results.spec.overrides {
+            why.push(Unranked::Overrides(
+                (!o.is_empty()).then(|| crate::report::compare::overrides_text(o)),
+            ));
+        }
+        why
+    }
 }
 
 /// One headline figure across runs, best first.
@@ -31,7 +83,8 @@ pub struct RankedBar {
 pub struct RankedFigure {
     /// The phase's name.
     pub phase: String,
-    /// The figure's key (`phases[].headline[].key`).
+    /// The figure's key (`phases[].headline[].key`; [`TOTAL_IOPS`] for the phase's IOPS, phase mean where
+    /// its headline lacks it).
     pub key: String,
     /// Its label.
     pub label: String,
@@ -41,13 +94,11 @@ pub struct RankedFigure {
     pub better: Better,
     /// The bars, best first; ties in run order.
     pub bars: Vec<RankedBar>,
-    /// The runs whose phase did not complete (`completed: false`), in run order, named with
-    /// [`NOT_RANKED`]: drawn below the ranked bars, out of the rank order (their figures cover part of it).
+    /// The runs not ranked ([`Unranked`]: whose phase did not complete, their figures covering part of it;
+    /// made with other `--set` overrides than the ranked run), in run order, named with their mark: drawn
+    /// below the ranked bars, out of the rank order.
     pub apart: Vec<RankedBar>,
 }
-
-/// The mark of a bar whose phase did not complete, left out of the rank order.
-pub const NOT_RANKED: &str = " [not ranked: incomplete]";
 
 impl RankedFigure {
     /// The ranked run's place, from 1 (the best).
@@ -57,27 +108,39 @@ impl RankedFigure {
             .position(|b| b.run == 0)
             .map_or(0, |i| i + 1)
     }
+
+    /// How many runs are drawn apart for a reason `is` picks.
+    fn apart_for(&self, is: impl Fn(&Unranked) -> bool) -> usize {
+        self.apart
+            .iter()
+            .filter(|b| b.unranked.iter().any(&is))
+            .count()
+    }
+}
+
+/// `o`'s phase named `name` but an erase.
+fn twin<'a>(o: &'a RunData, name: &str) -> Option<&'a PhaseResult> {
+    let mut q = o.results.phases.iter();
+    q.find(|q| q.kind != PhaseKind::Erase && q.name == name)
+}
+
+/// A figure to rank: its key, label, unit and direction.
+struct Ranking<'a> {
+    key: &'a str,
+    label: &'a str,
+    unit: &'a str,
+    better: Better,
 }
 
 /// The figures of `this` to rank among `others`: per phase of `this` with I/O (in order), each headline
 /// figure with a direction and a value, beside every other run's phase of the same name that has a value
-/// of the same figure (matched by key); a figure no other run has is left out.
+/// of the same figure (matched by key); a figure no other run has is left out. A workload whose headline
+/// lacks its IOPS, phase mean is ranked on it too where it is the lead figure of the phase beside another
+/// run's ([`pair_lead`]: a run too short for the steady window that heads it, trial 26 M2), so that the
+/// workload has the bars the composite scores it on. A run made with other `--set` overrides than `this`,
+/// or whose phase did not complete, is drawn apart, not ranked ([`Unranked`]).
 pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> {
     let mut out = Vec::new();
-    // Each name marked as compare marks its column ([`crate::report::compare::marks`]).
-    let sums: Vec<_> = std::iter::once(this)
-        .chain(others.iter().copied())
-        .map(|r| crate::report::runs::Summed::of(&r.results))
-        .collect();
-    let mixed = sums.iter().any(|s| Some(s) != sums.first());
-    let name = |r: &RunData, more: &str| {
-        let full = format!(
-            "{}{}{more}",
-            r.label,
-            crate::report::compare::marks(&r.results, mixed)
-        );
-        (full, r.label.chars().count())
-    };
     for p in this
         .results
         .phases
@@ -85,58 +148,98 @@ pub fn ranked_figures(this: &RunData, others: &[&RunData]) -> Vec<RankedFigure> 
         .filter(|p| p.kind != PhaseKind::Erase)
     {
         for f in &p.headline {
-            let (Some(better), Some(value)) = (f.better, f.value) else {
+            let Some(better) = f.better.filter(|_| f.value.is_some()) else {
                 continue;
             };
-            let (mut bars, mut apart) = (Vec::new(), Vec::new());
-            let mut place = |run: usize, r: &RunData, completed: bool, value: f64| {
-                let (name, label_chars) = name(r, if completed { "" } else { NOT_RANKED });
-                let bar = RankedBar {
-                    run,
-                    name,
-                    label_chars,
-                    value,
-                };
-                match completed {
-                    true => bars.push(bar),
-                    false => apart.push(bar),
-                }
-            };
-            place(0, this, p.completed, value);
-            for (i, o) in others.iter().enumerate() {
-                let theirs = o
-                    .results
-                    .phases
-                    .iter()
-                    .find(|q| q.name == p.name && q.kind != PhaseKind::Erase)
-                    .and_then(|q| {
-                        let g = q.headline.iter().find(|g| g.key == f.key)?;
-                        Some((q.completed, g.value?))
-                    });
-                if let Some((completed, value)) = theirs {
-                    place(i + 1, o, completed, value);
-                }
-            }
-            if bars.len() + apart.len() < 2 {
-                continue;
-            }
-            // Stable: equal values stay in run order.
-            bars.sort_by(|a, b| match better {
-                Better::Higher => b.value.total_cmp(&a.value),
-                Better::Lower => a.value.total_cmp(&b.value),
-            });
-            out.push(RankedFigure {
-                phase: p.name.clone(),
-                key: f.key.clone(),
-                label: f.label.clone(),
-                unit: f.unit.clone(),
+            let r = Ranking {
+                key: &f.key,
+                label: &f.label,
+                unit: &f.unit,
                 better,
-                bars,
-                apart,
-            });
+            };
+            out.extend(rank_one(this, others, p, &r));
+        }
+        let on_iops = |o: &&RunData| {
+            twin(o, &p.name)
+                .and_then(|q| pair_lead(p, q))
+                .map(|l| l.key)
+                == Some(TOTAL_IOPS.into())
+        };
+        let headed = p.headline.iter().any(|f| f.key == TOTAL_IOPS);
+        if p.kind == PhaseKind::Workload && !headed && others.iter().any(on_iops) {
+            let r = Ranking {
+                key: TOTAL_IOPS,
+                label: "IOPS, phase mean",
+                unit: "IOPS",
+                better: Better::Higher,
+            };
+            out.extend(rank_one(this, others, p, &r));
         }
     }
     out
+}
+
+/// Figure `f` of `this`'s phase `p` ranked among `others`' phases of its name that have it with a value
+/// ([`figure_in`]); `None` when no other run has it.
+fn rank_one(
+    this: &RunData,
+    others: &[&RunData],
+    p: &PhaseResult,
+    f: &Ranking,
+) -> Option<RankedFigure> {
+    // Each name marked as compare marks its column ([`crate::report::compare::marks`]).
+    let sums: Vec<_> = std::iter::once(this)
+        .chain(others.iter().copied())
+        .map(|r| crate::report::runs::Summed::of(&r.results))
+        .collect();
+    let mixed = sums.iter().any(|s| Some(s) != sums.first());
+    let (mut bars, mut apart) = (Vec::new(), Vec::new());
+    let mut place = |run: usize, r: &RunData, q: &PhaseResult| {
+        let Some(value) = figure_in(q, f.key).and_then(|v| v.0) else {
+            return;
+        };
+        let unranked = Unranked::of(this, r, q.completed);
+        let name = format!(
+            "{}{}{}",
+            r.label,
+            crate::report::compare::marks(&r.results, mixed),
+            Unranked::mark(&unranked)
+        );
+        let bar = RankedBar {
+            run,
+            name,
+            label_chars: r.label.chars().count(),
+            value,
+            unranked,
+        };
+        match bar.unranked.is_empty() {
+            true => bars.push(bar),
+            false => apart.push(bar),
+        }
+    };
+    place(0, this, p);
+    for (i, o) in others.iter().enumerate() {
+        if let Some(q) = twin(o, &p.name) {
+            place(i + 1, o, q);
+        }
+    }
+    if bars.len() + apart.len() < 2 {
+        return None;
+    }
+    // Stable: equal values stay in run order.
+    bars.sort_by(|a, b| match f.better {
+        Better::Higher => b.value.total_cmp(&a.value),
+        Better::Lower => a.value.total_cmp(&b.value),
+    });
+    Some(RankedFigure {
+        phase: p.name.clone(),
+        key: f.key.into(),
+        label: f.label.into(),
+        unit: f.unit.into(),
+        better: f.better,
+        bars,
+        apart,
+    })
 }
 
 /// The chart's width, px; its height grows with the number of bars.
@@ -177,6 +280,34 @@ fn cut(s: &str, n: usize) -> String {
 /// `v` with the decimals of its unit, and the unit.
 fn value_text(v: f64, unit: &str) -> String {
     format!("{v:.*} {unit}", unit_decimals(unit))
+}
+
+/// What the caption says of the runs drawn apart ([`RankedFigure::apart`]), each reason a sentence: ` 1 run
+/// whose phase did not complete (its figures cover part of it) is listed below the ranking, not ranked.`;
+/// empty when none is.
+fn apart_words(f: &RankedFigure) -> String {
+    let runs = |k: usize| match k {
+        1 => ("1 run".to_string(), "is"),
+        k => (format!("{k} runs"), "are"),
+    };
+    let mut o = String::new();
+    let incomplete = f.apart_for(|u| *u == Unranked::Incomplete);
+    if incomplete > 0 {
+        let (n, be) = runs(incomplete);
+        let _ = write!(
+            o,
+            " {n} whose phase did not complete (its figures cover part of it) {be} listed below the ranking, not ranked."
+        );
+    }
+    let set = f.apart_for(|u| matches!(u, Unranked::Overrides(_)));
+    if set > 0 {
+        let (n, be) = runs(set);
+        let _ = write!(
+            o,
+            " {n} made with other --set overrides than this run's {be} listed below the ranking, marked with them, not ranked."
+        );
+    }
+    o
 }
 
 /// Draws one ranked figure: a row per run, best at the top, `RANK. NAME` left of its bar and the value
@@ -288,14 +419,7 @@ library's); their full names are in the table above.",
             r => format!("ranks {r} of {n}"),
         },
         this.map_or(String::new(), |b| value_text(b.value, &f.unit)),
-        match f.apart.len() {
-            0 => String::new(),
-            k => format!(
-                " {k} run{} whose phase did not complete (its figures cover part of it) {} listed below the ranking, not ranked.",
-                if k == 1 { "" } else { "s" },
-                if k == 1 { "is" } else { "are" }
-            ),
-        },
+        apart_words(f),
     );
     Ok(Chart {
         title,
@@ -419,6 +543,61 @@ mod tests {
             c.caption
         );
         assert!(c.caption.contains("1 run whose phase did not complete (its figures cover part of it) is listed below the ranking, not ranked."), "{}", c.caption);
+    }
+
+    /// Trial 26 M2, L7: a workload whose lead figure (`avg`) another run lacks is ranked on its IOPS, phase
+    /// mean too, the figure the composite scores the pair on; a run made with other `--set` overrides is
+    /// drawn apart, marked with them, not ranked, and the caption says so; beside a run with overrides, one
+    /// without is marked `no --set`.
+    #[test]
+    fn runs_of_other_overrides_stand_apart_and_a_lead_others_lack_ranks_the_iops() {
+        let iops = |mut r: RunData, n: u64| {
+            let p = &mut r.results.phases[0];
+            p.write = crate::results::DirStats::new(n, n * 4096, 1.0, None);
+            p.total = crate::results::DirStats::new(n, n * 4096, 1.0, None);
+            r
+        };
+        let this = iops(run("new", Some(200.0), 80.0), 1000);
+        let short = iops(run("short", None, 70.0), 1500);
+        let mut set = iops(run("set", Some(300.0), 60.0), 500);
+        set.results.spec.overrides = vec!["duration=\"4s\"".into()];
+        let r = ranked_figures(&this, &[&short, &set]);
+        type Named = Vec<(String, f64)>;
+        let got = |f: &RankedFigure| -> (Named, Named) {
+            let each = |b: &[RankedBar]| b.iter().map(|b| (b.name.clone(), b.value)).collect();
+            (each(&f.bars), each(&f.apart))
+        };
+        let keys: Vec<&str> = r.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(keys, ["avg", "lat", "mean iops"]);
+        let set_mark = |v: f64| vec![("set [not ranked: --set duration=\"4s\"]".to_string(), v)];
+        assert_eq!(got(&r[0]), (vec![("new".into(), 200.0)], set_mark(300.0)));
+        assert_eq!(
+            got(&r[2]),
+            (
+                vec![("short".into(), 1500.0), ("new".into(), 1000.0)],
+                set_mark(500.0)
+            )
+        );
+        assert_eq!(
+            (r[2].label.as_str(), r[2].unit.as_str(), r[2].rank()),
+            ("IOPS, phase mean", "IOPS", 2)
+        );
+        let c = ranked_chart(&r[2], "lib").expect("drawn");
+        assert!(c.caption.ends_with("new ranks 2 of 2 (1000.0 IOPS); higher is better. 1 run made with other --set overrides than this run's is listed below the ranking, marked with them, not ranked. The grey bars are the other runs of spec lib (those given, then the library's); their full names are in the table above."), "{}", c.caption);
+        // Ranked among runs without overrides, the run with some sets them apart; both reasons are said.
+        let mut cut = iops(run("cut", Some(100.0), 90.0), 100);
+        cut.results.phases[0].completed = false;
+        let r = ranked_figures(&set, &[&this, &cut]);
+        assert_eq!(
+            got(&r[0]),
+            (
+                vec![("set".into(), 300.0)],
+                vec![
+                    ("new [not ranked: no --set]".into(), 200.0),
+                    ("cut [not ranked: incomplete; no --set]".into(), 100.0)
+                ]
+            )
+        );
     }
 
     /// A long label is cut before its marks, which the chart draws whole (attack 23: a two-target sum named
