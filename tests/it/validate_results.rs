@@ -2154,7 +2154,18 @@ fn figures_a_run_derives_from_its_parameters_are_held_to_them() {
             tampered(d, "rp30", percent(30)),
             format!(
                 "phases[1].params.read_percent: 30 does not give read.ops {reads} of total.ops {n}: each group of 100 I/Os of a stream in a row holds exactly 30 reads, so {n} I/Os hold {} reads give or take 21 for each of at most 4 groups cut short (2 per stream, 2 per thread sharing one, 2 per failed I/O): {lo} to {hi}",
-                readable(n as f64 * 0.3)
+                readable(n as f64 * 30.0 / 100.0)
+            ),
+        ),
+        (
+            tampered(d, "tp10", |v| {
+                v["phases"][1]["params"]["trim_percent"] = 10.into()
+            }),
+            format!(
+                "phases[1].params.trim_percent: 10 does not give trim.ops 0 of total.ops {n}: each group of 100 I/Os of a stream in a row holds exactly 10 trims, so {n} I/Os hold {} trims give or take 9 for each of at most 4 groups cut short (2 per stream, 2 per thread sharing one, 2 per failed I/O): {} to {}",
+                readable(n as f64 * 10.0 / 100.0),
+                (n * 10 - 3600).div_ceil(100),
+                (n * 10 + 3600) / 100
             ),
         ),
         (
