@@ -144,6 +144,7 @@ fn json_start(text: &str) -> Option<usize> {
 /// # Errors
 /// No JSON document, one cut short or that is not JSON, or a second one, in words.
 fn the_document(text: &str) -> Result<(Value, Option<String>), String> {
+    let text = &*raw_controls_escaped(text);
     let start = json_start(text).ok_or("no JSON object in it")?;
     let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
     let first = stream.next().ok_or("no JSON object in it")?;
@@ -176,6 +177,41 @@ fn the_document(text: &str) -> Result<(Value, Option<String>), String> {
         ));
     }
     Ok((doc, None))
+}
+
+/// `text` with each control character (U+0000 to U+001F) that stands raw inside a JSON string written as
+/// its escape (`\u001b`), as fio means it: fio writes a job name's (and a file name's) characters into its
+/// JSON unescaped, so a name holding an escape sequence made invalid JSON (attack 26 F8). Only inside
+/// strings: between them such a character is white space or not JSON at all, and stays. A string is one
+/// inside a JSON value (after a `{` or `[` not yet closed), so that a quote in fio's normal text after the
+/// document starts none. Borrowed when nothing needed escaping (every valid JSON text).
+fn raw_controls_escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    let (mut depth, mut in_string, mut after_backslash) = (0u64, false, false);
+    let mut out: Option<String> = None;
+    for (i, c) in text.char_indices() {
+        match (in_string, c) {
+            (true, c) if c < ' ' => {
+                let o = out.get_or_insert_with(|| text[..i].to_string());
+                o.push_str(&format!("\\u{:04x}", u32::from(c)));
+                after_backslash = false;
+                continue;
+            }
+            (true, '\\') => after_backslash = !after_backslash,
+            (true, '"') if !after_backslash => in_string = false,
+            (true, _) => after_backslash = false,
+            (false, '"') if depth > 0 => in_string = true,
+            (false, '{' | '[') => depth += 1,
+            (false, '}' | ']') => depth = depth.saturating_sub(1),
+            (false, _) => {}
+        }
+        if let Some(o) = out.as_mut() {
+            o.push(c);
+        }
+    }
+    match out {
+        Some(o) => std::borrow::Cow::Owned(o),
+        None => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 /// Where another JSON document starts in `tail`, the text after fio's JSON document, if one does: a JSON
@@ -2541,5 +2577,20 @@ mod tests {
         // Three jobs: from 95; with end_fsync, up to 103.
         assert_eq!((apart(95, 3, 0), apart(94, 3, 0).is_some()), (None, true));
         assert_eq!((apart(103, 3, 3), apart(104, 3, 3).is_some()), (None, true));
+    }
+
+    /// fio's raw control characters are escaped inside JSON strings only (attack 26 F8); JSON without any is
+    /// left as it is, borrowed.
+    #[test]
+    fn raw_control_characters_are_escaped_inside_strings_only() {
+        assert!(matches!(
+            raw_controls_escaped(TWO),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let raw = "note \"a\u{1}\"\n{\n \"x\u{1b}]0;\\\"\u{7}\" :\t[\"\u{0}\"]\n}\n\"b\u{2}\"";
+        assert_eq!(
+            raw_controls_escaped(raw),
+            "note \"a\u{1}\"\n{\n \"x\\u001b]0;\\\"\\u0007\" :\t[\"\\u0000\"]\n}\n\"b\u{2}\""
+        );
     }
 }

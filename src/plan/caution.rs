@@ -359,7 +359,7 @@ fn host_queue(io: &IoSettings, t: &TargetInfo) -> Option<String> {
 fn threads_over_cpus(io: &IoSettings, cpus: u32, online: Option<u32>) -> Option<String> {
     let (qd, workers) = (io.queue_depth, io.workers.max(1));
     let per_slot = caps(io.engine).thread_per_slot;
-    let threads = if per_slot { qd * workers } else { workers };
+    let threads = super::stream_sharers(io.engine, qd) * workers;
     if threads <= cpus {
         return None;
     }

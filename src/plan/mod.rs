@@ -552,6 +552,46 @@ impl VerifyWork {
     }
 }
 
+/// The share of a phase's span that its `ops` completed I/Os touched, as a run records it (`coverage`): the
+/// blocks of `unit` bytes of its range of `range` bytes, touched exactly when `each_once` (sequential, or
+/// random with full coverage: no block twice before every block once), else expected, under a skewed
+/// `access` law by [`crate::ops::dist::expected_coverage`]; scaled by the range over the `span` (an image
+/// restore's range is the image). One definition for the run (`PhasePlan::coverage`) and `wkrun validate`
+/// ([`PhaseParams::coverage`]).
+pub fn coverage(
+    (range, span, unit): (u64, u64, u64),
+    each_once: bool,
+    access: Option<&crate::ops::dist::Access>,
+    ops: u64,
+) -> crate::stats::coverage::Coverage {
+    let unit = unit.max(1);
+    let fraction_of_span = if span > 0 {
+        range as f64 / span as f64
+    } else {
+        0.0
+    };
+    let blocks = range.div_ceil(unit);
+    let mut c = match access.filter(|a| !each_once && !a.is_uniform()) {
+        // A skewed law: the expected share under that law, not the uniform formula.
+        Some(a) => crate::stats::coverage::Coverage {
+            fraction: crate::ops::dist::expected_coverage(a, blocks, unit, ops),
+            exact: false,
+        },
+        None => crate::stats::coverage::coverage(blocks, ops, each_once),
+    };
+    c.fraction *= fraction_of_span;
+    c
+}
+
+/// The threads that share one worker's op stream, each claiming its own chunks of it: one per queue slot on
+/// an engine with a thread per slot (psync), else the engine's one thread.
+pub fn stream_sharers(engine: EngineKind, queue_depth: u32) -> u32 {
+    match caps(engine).thread_per_slot {
+        true => queue_depth,
+        false => 1,
+    }
+}
+
 impl PhasePlan {
     /// The I/O settings of a phase that issues I/O (`None` for an erase).
     pub fn io(&self) -> Option<&IoSettings> {
@@ -617,6 +657,23 @@ impl PhasePlan {
             Work::Io(w) => w.order != Order::Random,
             _ => true,
         }
+    }
+
+    /// The coverage of this phase once it completed `ops` I/Os ([`coverage`] of its range, span, block size,
+    /// order and access law).
+    pub fn coverage(&self, ops: u64) -> crate::stats::coverage::Coverage {
+        let access = match &self.work {
+            Work::Io(w) => Some(&w.access),
+            _ => None,
+        };
+        let unit = self.io().map_or(1, |io| io.block_size);
+        let each_once = self.visits_each_block();
+        coverage(
+            (self.range().len, self.span.len, unit),
+            each_once,
+            access,
+            ops,
+        )
     }
 
     /// The op stream of an I/O phase: a pure function of the plan (also replayed to verify).

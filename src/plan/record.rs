@@ -412,6 +412,29 @@ impl PhaseParams {
         })
     }
 
+    /// The coverage a phase of these parameters records once it completed `ops` I/Os, as the run computes it
+    /// ([`super::coverage`]): blocks of `block_size_bytes` over its range, each block once unless the pattern
+    /// is random with `uniform` coverage, under the `distribution` resolved against the span as the plan
+    /// resolves it.
+    ///
+    /// # Errors
+    /// A `distribution` that does not parse or fit the span (a results file edited by hand), said.
+    pub fn coverage(&self, ops: u64) -> Result<crate::stats::coverage::Coverage, String> {
+        let unit = self.block_size_bytes.unwrap_or(1).max(1);
+        let random = self.pattern == Some(Pattern::Random);
+        let each_once = !random || self.coverage == Some(Coverage::Full);
+        let access = match self.distribution.as_deref() {
+            Some(d) => {
+                let d = crate::spec::Distribution::parse(d)?;
+                let seed = self.seed.unwrap_or(1);
+                Some(super::access::resolve(&d, self.span_bytes, unit, seed)?)
+            }
+            None => None,
+        };
+        let shape = (self.range_bytes(), self.span_bytes, unit);
+        Ok(super::coverage(shape, each_once, access.as_ref(), ops))
+    }
+
     /// Bytes of the range the phase works on (`PhasePlan::range`): a restored image's bytes, else the span.
     pub fn range_bytes(&self) -> u64 {
         self.image_bytes.unwrap_or(self.span_bytes)

@@ -262,7 +262,8 @@ pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
 /// rounding; the total is the reads and writes together; a latency summary is ordered, min ≤ mean ≤ max and
 /// min ≤ p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ p99.99 ≤ max; and what no run writes ([`super::possible`]: times, names,
 /// parameters, a prediction's inputs); and the figures a run computes from a phase's own data
-/// (`own_figures`: headline figures, `read_share`, histograms, `ops_by_size`, merged parts). Each with its JSON path. Results another tool wrote
+/// (`own_figures`: headline figures, `read_share`, histograms, `ops_by_size`, the mix, coverage and CPU
+/// figures, merged parts). Each with its JSON path. Results another tool wrote
 /// (`source`, fio's JSON: rates over each direction's own time) are not held to wkrun's arithmetic.
 pub fn implausible(r: &super::Results) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -434,7 +435,8 @@ fn numbers(r: &super::Results, out: &mut Vec<Violation>) {
 /// Phase `i`'s figures that a run computes from the phase's own data, against their recomputation by the
 /// same code: each headline figure ([`super::headline::figures`] of its `params.headline` items, matched by
 /// key), `read_share` ([`super::ReadShare::of`] its reads, writes and trims), each direction's latency
-/// histogram holding its ops, `ops_by_size` adding up to `total.ops` and `total.bytes`, and a merged
+/// histogram holding its ops, `ops_by_size` adding up to `total.ops` and `total.bytes`, its reads and trims,
+/// `coverage` and `cpu` against its parameters and CPU times ([`super::figures_check`]), and a merged
 /// phase's parts (`hosts`) numbered 0, 1, ... in order and what it keeps of them agreeing with it
 /// ([`super::parts_check::merged`]). Fields older results lack are not asked for.
 fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
@@ -539,6 +541,9 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
             format!("{} is not {k}: each part once, in order", h.host),
         );
     }
+    super::figures_check::mix(i, p, out);
+    super::figures_check::coverage(i, p, out);
+    super::figures_check::cpu(i, p, out);
     match p.hosts.is_empty() {
         true => {
             super::flush_check::counted(i, p, out);

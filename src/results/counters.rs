@@ -117,8 +117,10 @@ impl CounterRow {
 #[serde(deny_unknown_fields)]
 pub struct CpuResult {
     /// User-mode CPU time, seconds.
+    #[schemars(range(min = 0))]
     pub user_s: f64,
     /// System (kernel-mode) CPU time, seconds.
+    #[schemars(range(min = 0))]
     pub system_s: f64,
     /// user_s per completed I/O, microseconds; 0 without I/O.
     pub user_us_per_io: f64,
@@ -129,7 +131,21 @@ pub struct CpuResult {
     pub cpus_busy: f64,
 }
 
+/// Whole nanoseconds of `s` seconds that a run wrote as ns / 10⁹ (`user_s`, `system_s`, `duration_s`): exact
+/// below 2⁵³ ns (104 days), where the division and this product round back to the same integer.
+pub fn whole_ns(s: f64) -> u64 {
+    (s * 1e9).round() as u64
+}
+
 impl CpuResult {
+    /// The figures a run derives from this one's `user_s` and `system_s` over a phase of `duration_s` that
+    /// completed `ios` I/Os ([`CpuResult::new`] of them in whole nanoseconds, [`whole_ns`]): what `wkrun
+    /// validate` holds `user_us_per_io`, `system_us_per_io` and `cpus_busy` to.
+    pub fn recomputed(&self, ios: u64, duration_s: f64) -> CpuResult {
+        let cpu_ns = (whole_ns(self.user_s), whole_ns(self.system_s));
+        CpuResult::new(cpu_ns, ios, whole_ns(duration_s))
+    }
+
     /// From user and system time `cpu_ns` over a phase of `duration_ns` that completed `ios` I/Os.
     pub fn new(cpu_ns: (u64, u64), ios: u64, duration_ns: u64) -> CpuResult {
         let per_io = |ns: u64| match ios {

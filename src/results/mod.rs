@@ -7,6 +7,7 @@ pub mod balance;
 pub mod check;
 pub mod cluster;
 pub mod counters;
+pub mod figures_check;
 pub mod flush_check;
 pub mod from_phase;
 pub mod headline;

@@ -1054,6 +1054,7 @@ pub struct HostResult {
     /// CPU time of the busiest thread that submitted the phase's I/O over its wall time, from the start of
     /// the measured part to its last completion, 0..=1 (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, read twice
     /// per thread). Near 1, the thread never waited for the device: wkrun may have set the pace.
+    #[schemars(range(min = 0, max = 1))]
     pub submit_cpu_fraction: f64,
     /// Threads that submitted I/O: 1 for `libaio`, `io_uring` and `null`, `queue_depth` for `psync`.
     pub submit_threads: u32,
@@ -1062,6 +1063,7 @@ pub struct HostResult {
     /// more threads than CPUs held the CPUs: the host set part of the pace. Absent where the kernel does
     /// not keep it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1))]
     pub cpu_wait_fraction: Option<f64>,
     /// An io_uring phase that probed for batched completion waits (`params.completion_waits = "probe"`):
     /// the rates it measured each way and the way it kept. Absent when the phase did not probe or ended

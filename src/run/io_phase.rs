@@ -610,7 +610,7 @@ fn record(
             ops,
         })
         .collect();
-    pr.coverage = Some(coverage(phase, ops(&o.totals)));
+    pr.coverage = Some(phase.coverage(ops(&o.totals)));
     for d in Direction::ALL {
         if let Some(w) = thin_tail(d.name(), pr.dir(d).ops)
             .filter(|_| Direction::CORE.contains(&d) || has_trims(phase))
@@ -741,30 +741,6 @@ fn worker_results(phase: &PhasePlan, o: &IoOutcome, secs: f64) -> Vec<WorkerResu
 /// I/Os completed in every direction.
 fn ops(c: &crate::stats::IntervalCounts) -> u64 {
     c.by_dir.0.iter().map(|d| d.ops).sum()
-}
-
-/// The coverage of a finished I/O phase that completed `ops` I/Os.
-fn coverage(phase: &PhasePlan, ops: u64) -> crate::stats::coverage::Coverage {
-    let unit = phase.io().map_or(1, |io| io.block_size).max(1);
-    let len = phase.range().len;
-    let fraction_of_span = if phase.span.len > 0 {
-        len as f64 / phase.span.len as f64
-    } else {
-        0.0
-    };
-    let blocks = len.div_ceil(unit);
-    let mut c = match &phase.work {
-        // A skewed law: the expected share under that law, not the uniform formula.
-        crate::plan::Work::Io(w) if !phase.visits_each_block() && !w.access.is_uniform() => {
-            crate::stats::coverage::Coverage {
-                fraction: crate::ops::dist::expected_coverage(&w.access, blocks, unit, ops),
-                exact: false,
-            }
-        }
-        _ => crate::stats::coverage::coverage(blocks, ops, phase.visits_each_block()),
-    };
-    c.fraction *= fraction_of_span;
-    c
 }
 
 /// The summary of a tally; `None` when nothing failed.

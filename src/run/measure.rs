@@ -430,13 +430,9 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
         zones,
         file,
         data,
-        // Threads sharing a worker's op stream: one per queue slot (psync), or the engine's one thread, which
-        // then claims whole chunks, not one sequential op at a time.
-        sharers: if caps.thread_per_slot {
-            io.queue_depth
-        } else {
-            1
-        },
+        // Threads sharing a worker's op stream (the engine's one thread then claims whole chunks, not one
+        // sequential op at a time).
+        sharers: crate::plan::stream_sharers(io.engine, io.queue_depth),
         max_len: shape.stream.sizes.max() as usize,
         align: (target.logical_block_size as usize).max(4096),
         stop: env.stop,

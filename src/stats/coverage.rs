@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Coverage {
     /// Blocks touched / blocks in the span, 0..=1.
+    #[schemars(range(min = 0, max = 1))]
     pub fraction: f64,
     /// True when `fraction` is exact (sequential, or random with `coverage = "full"`); false when it is the
     /// expected value for random offsets: `1 − (1 − 1/n)^k` for k uniform I/Os over n blocks, and under a

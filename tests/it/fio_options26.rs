@@ -19,6 +19,7 @@ const BUFFERED_0: &str = include_str!("../data/fio/fio-3.33-a26-direct-buffered_
 const HEX_NUMJOBS: &str = include_str!("../data/fio/fio-3.33-a26-hex-numjobs.json");
 const FSYNC_HEX: &str = include_str!("../data/fio/fio-3.33-a26-fsync-hex.json");
 const FSYNC_DEC: &str = include_str!("../data/fio/fio-3.33-a26-fsync-dec.json");
+const ESCAPE_NAME: &str = include_str!("../data/fio/fio-3.33-a26-escape-name.json");
 
 /// `validate`'s answer for one phase.
 fn ok(name: &str) -> (i32, String, String) {
@@ -204,4 +205,47 @@ fn options_that_shape_the_workload_are_parameters() {
         .expect("a row of parameters that differ");
     assert!(row.contains("distribution=-"), "{row}");
     assert!(row.contains("distribution=zipf:1.5"), "{row}");
+}
+
+/// F8: fio writes a job name's control characters raw into its JSON (a name holding an escape sequence made
+/// the file invalid JSON, and `warnings`, `compare` and `report` exited 2 "not fio's JSON output: control
+/// character ..."): read as fio meant it, the name is the job's, shown escaped on the terminal (as every
+/// name from a file is) and in the report HTML-escaped with its control characters left out; exit 0.
+#[test]
+fn a_job_name_fio_wrote_with_raw_control_characters_is_read_and_shown_escaped() {
+    use crate::common::{code_out_err, tempdir, wkrun, write_file};
+    assert!(serde_json::from_str::<serde_json::Value>(ESCAPE_NAME).is_err());
+    let name = "x\u{1b}]0;PWNED\u{7}\u{1b}[31m<script>alert(1)</script>&";
+    assert_eq!(read(ESCAPE_NAME).phases[0].name, name);
+    let shown = "x\\u{1b}]0;PWNED\\u{7}\\u{1b}[31m<script>alert(1)</script>&";
+    let t = tempdir();
+    let d = t.path();
+    write_file(d, "e.json", ESCAPE_NAME);
+    let run = |args: &[&str]| code_out_err(&wkrun(d, args));
+    let raw = |s: &str| s.contains(['\u{1b}', '\u{7}']);
+    let (code, out, err) = run(&["warnings", "e.json"]);
+    assert_eq!((code, raw(&out)), (0, false), "{err}");
+    let first = out.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!(
+            "phase 0 \"{shown}\": read from fio's JSON output: no series, host or target geometry (fio does not give them)"
+        )
+    );
+    let (code, out, err) = run(&["compare", "e.json"]);
+    assert_eq!((code, raw(&out)), (0, false), "{err}");
+    let row = out.lines().nth(2).unwrap_or_default();
+    assert!(
+        row.starts_with(&format!("{shown}  IOPS, phase mean ")),
+        "{out}"
+    );
+    let (code, _, err) = run(&["report", "e.json", "-o", "rep"]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.join("rep/index.html")).expect("the report");
+    assert!(
+        html.contains("<h2>x]0;PWNED[31m&lt;script&gt;alert(1)&lt;/script&gt;&amp;</h2>"),
+        "{html}"
+    );
+    assert!(!raw(&html) && !html.contains("<script>"));
+    assert_eq!(validate("e.json", ESCAPE_NAME), ok("e.json"));
 }

@@ -2081,3 +2081,147 @@ fn a_forged_read_share_or_intended_trim_entry_is_refused() {
     });
     validates(d, "r/older.json");
 }
+
+/// A fill and a 70 % read workload (libaio, queue depth 4) on a 16 MiB file, in `dir/r`: the run attack 26
+/// F6 forged.
+fn a_mixed_run(dir: &Path) {
+    let spec = "[defaults]\nengine = \"libaio\"\nqueue_depth = 4\nblock_size = \"4KiB\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\n[[phase]]\nname = \"rw1\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 70\nduration = \"1s\"\n";
+    write_file(dir, "m.toml", &spec_text("m", spec));
+    let args = [
+        "m.toml",
+        "--target",
+        "t.img",
+        "--target-size",
+        "16MiB",
+        "-q",
+        "-o",
+        "r",
+    ];
+    let (c, _, e) = code_out_err(&wkrun(dir, &args));
+    assert_eq!(c, 0, "{e}");
+}
+
+/// Attack 26 F6: figures that contradict the run's own rules passed `wkrun validate`. A read_percent of 100
+/// (or 0) beside the phase's writes (reads), or one the read count does not fit (each group of 100 I/Os of a
+/// stream holds exactly read_percent reads: at most 21 reads off per group cut short at 70 %, 4 groups for
+/// one libaio stream); a coverage past 1 (the schema), not what the run computes for a sequential fill
+/// (exactly 1) or a random workload (the expected share), or said exact of random offsets; fractions of the
+/// host past 1 (the schema); cpus_busy, user_us_per_io and system_us_per_io not their CPU times over the
+/// phase's time and I/Os. Each named by its JSON path, exit 2.
+#[test]
+fn figures_a_run_derives_from_its_parameters_are_held_to_them() {
+    let t = tempdir();
+    let d = t.path();
+    a_mixed_run(d);
+    validates(d, "r");
+    let readable = wkrun::units::readable_float;
+    let v = results(&d.join("r"));
+    let (fill, w) = (&v["phases"][0], &v["phases"][1]);
+    let u = |p: &serde_json::Value, k: &str| p[k]["ops"].as_u64().expect("ops");
+    let (reads, writes, n) = (u(w, "read"), u(w, "write"), u(w, "total"));
+    let fill_ops = u(fill, "total");
+    // The bound of 4 groups cut short at 70 %: 100·reads within 4 × 70 × 30 of n × 30 when read_percent is
+    // forged to 30.
+    let (lo, hi) = ((n * 30 - 8400).div_ceil(100), (n * 30 + 8400) / 100);
+    assert!(!(lo..=hi).contains(&reads), "{reads} in {lo}..={hi}");
+    let cov = w["coverage"]["fraction"].as_f64().expect("coverage");
+    let cpu = &w["cpu"];
+    let f = |k: &str| readable(cpu[k].as_f64().expect("cpu"));
+    let busy = format!(
+        "(user_s + system_s) / duration_s = ({} + {}) / {} = {}",
+        f("user_s"),
+        f("system_s"),
+        readable(w["duration_s"].as_f64().expect("duration")),
+        f("cpus_busy")
+    );
+    let percent = |p: u64| {
+        move |v: &mut serde_json::Value| v["phases"][1]["params"]["read_percent"] = p.into()
+    };
+    let cases = [
+        (
+            tampered(d, "rp100", percent(100)),
+            format!(
+                "phases[1].params.read_percent: 100: the phase issues reads only, but {writes} of its total.ops {n} are not reads"
+            ),
+        ),
+        (
+            tampered(d, "rp0", percent(0)),
+            format!(
+                "phases[1].params.read_percent: 0: the phase issues no reads, but it has {reads} (read.ops)"
+            ),
+        ),
+        (
+            tampered(d, "rp30", percent(30)),
+            format!(
+                "phases[1].params.read_percent: 30 does not give read.ops {reads} of total.ops {n}: each group of 100 I/Os of a stream in a row holds exactly 30 reads, so {n} I/Os hold {} reads give or take 21 for each of at most 4 groups cut short (2 per stream, 2 per thread sharing one, 2 per failed I/O): {lo} to {hi}",
+                readable(n as f64 * 30.0 / 100.0)
+            ),
+        ),
+        (
+            tampered(d, "tp10", |v| {
+                v["phases"][1]["params"]["trim_percent"] = 10.into()
+            }),
+            format!(
+                "phases[1].params.trim_percent: 10 does not give trim.ops 0 of total.ops {n}: each group of 100 I/Os of a stream in a row holds exactly 10 trims, so {n} I/Os hold {} trims give or take 9 for each of at most 4 groups cut short (2 per stream, 2 per thread sharing one, 2 per failed I/O): {} to {}",
+                readable(n as f64 * 10.0 / 100.0),
+                (n * 10 - 3600).div_ceil(100),
+                (n * 10 + 3600) / 100
+            ),
+        ),
+        (
+            tampered(d, "fillhalf", |v| {
+                v["phases"][0]["coverage"]["fraction"] = 0.5.into()
+            }),
+            format!(
+                "phases[0].coverage.fraction: 0.5 is not the share of the span's blocks that total.ops {fill_ops} I/Os of params.block_size_bytes 4096 B over params.span_bytes 16777216 B touch, each block once (exact): 1"
+            ),
+        ),
+        (
+            tampered(d, "cov1", |v| {
+                v["phases"][1]["coverage"]["fraction"] = 1.0.into()
+            }),
+            format!(
+                "phases[1].coverage.fraction: 1 is not the share of the span's blocks that total.ops {n} I/Os of params.block_size_bytes 4096 B over params.span_bytes 16777216 B touch, the expected share for uniform random offsets: {}",
+                readable(cov)
+            ),
+        ),
+        (
+            tampered(d, "exact", |v| {
+                v["phases"][1]["coverage"]["exact"] = true.into()
+            }),
+            "phases[1].coverage.exact: true is not what the phase's order makes it (the expected share for uniform random offsets): false".to_string(),
+        ),
+        (
+            tampered(d, "busy", |v| {
+                v["phases"][1]["cpu"]["cpus_busy"] = 1.9.into()
+            }),
+            format!("phases[1].cpu.cpus_busy: 1.9 is not {busy}"),
+        ),
+    ];
+    refused_in_one_place(d, cases);
+    let schema = [
+        (
+            tampered(d, "cov2", |v| {
+                v["phases"][0]["coverage"]["fraction"] = 2.0.into()
+            }),
+            "phases[0].coverage.fraction: 2.0 is greater than the maximum of 1",
+        ),
+        (
+            tampered(d, "submit", |v| {
+                v["phases"][1]["host"]["submit_cpu_fraction"] = 5.0.into()
+            }),
+            "phases[1].host.submit_cpu_fraction: 5.0 is greater than the maximum of 1",
+        ),
+        (
+            tampered(d, "wait", |v| {
+                v["phases"][1]["host"]["cpu_wait_fraction"] = 7.0.into()
+            }),
+            "phases[1].host.cpu_wait_fraction: 7.0 is greater than the maximum of 1",
+        ),
+    ];
+    for (file, why) in schema {
+        let want =
+            format!("error: {file} does not match the results schema (1 violation):\n  {why}\n");
+        refused_by(d, &["validate", &file], &want);
+    }
+}

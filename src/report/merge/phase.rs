@@ -174,7 +174,7 @@ pub fn span(parts: &[&PhaseResult]) -> Span {
 /// already holds, so the largest reading stands for all (their sum would count it once per target).
 /// `None` unless every part has one.
 fn cpu(parts: &[&PhaseResult], unit: super::Unit, ios: u64, duration_s: f64) -> Option<CpuResult> {
-    let ns = |s: f64| (s * 1e9).round() as u64;
+    let ns = crate::results::counters::whole_ns;
     let all: Vec<(u64, u64)> = parts
         .iter()
         .map(|p| p.cpu.as_ref().map(|c| (ns(c.user_s), ns(c.system_s))))
