@@ -13,6 +13,7 @@ pub mod json;
 pub mod mix_rate;
 pub mod plausible;
 pub mod status;
+pub mod steady;
 pub mod value;
 
 use std::fmt;
