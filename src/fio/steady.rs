@@ -14,19 +14,11 @@ use crate::results::SteadyState;
 use crate::stats::steady::{FioKind, FioMetric, FioRule, Rule, evaluate};
 use serde_json::{Map, Value};
 
-/// How the warning of a phase fio stopped at steady state begins ([`stopped_at_steady`]).
+/// How the warning of a phase fio stopped at steady state begins.
 pub const STOPPED_STEADY: &str = "fio stopped this job at steady state";
 
 /// How the warning of a phase with fio's steady state that did not stop it begins.
 const JUDGED: &str = "fio judged this job's steady state";
-
-/// The warning of phase `p` that fio stopped it at steady state, if any.
-pub fn stopped_at_steady(p: &crate::results::PhaseResult) -> Option<&str> {
-    p.warnings
-        .iter()
-        .map(String::as_str)
-        .find(|w| w.starts_with(STOPPED_STEADY))
-}
 
 /// fio's `ss` text (`iops_slope:10.000000%`, `bw:1048576.000000`) as wkrun's rule over a window of
 /// `window` rounds.
@@ -271,5 +263,48 @@ mod tests {
         assert_eq!(rule("lat:1%", 3), None);
         assert_eq!(rule("iops:-1", 3), None);
         assert_eq!(rule("iops", 3), None);
+    }
+
+    /// A `steadystate` object no fio run writes is refused naming the job and the key; a job without one
+    /// has no verdict.
+    #[test]
+    fn objects_fio_does_not_write_are_refused_naming_the_key() {
+        let job = |ss: &str| -> Map<String, Value> {
+            let v: Value =
+                serde_json::from_str(&format!(r#"{{"job_runtime": 5559, "steadystate": {ss}}}"#))
+                    .expect("JSON");
+            v.as_object().expect("object").clone()
+        };
+        let err = |ss: &str| verdict(&job(ss), None, "jobs[1]", 5.559).err();
+        let data = r#""data": {"iops": [1, 2], "bw": [4096, 8192]}"#;
+        assert_eq!(
+            err(&format!(
+                r#"{{"ss": "lat:1.0", "duration": 2, "attained": 1, {data}}}"#
+            ))
+            .as_deref(),
+            Some(
+                "jobs[1].steadystate.ss: `lat:1.0` is none of fio's criteria (iops, iops_slope, bw, bw_slope with a limit)"
+            )
+        );
+        assert_eq!(
+            err(r#"{"ss": "iops:1.0", "duration": 2, "attained": 1}"#).as_deref(),
+            Some("jobs[1].steadystate.data.iops: absent or not a list")
+        );
+        assert_eq!(
+            err(&format!(
+                r#"{{"ss": "iops:1.0", "duration": 0, "attained": 1, {data}}}"#
+            ))
+            .as_deref(),
+            Some("jobs[1].steadystate.duration: absent or not above 0")
+        );
+        assert_eq!(
+            err(r#"{"ss": "bw:1.0", "duration": 1, "attained": 1, "data": {"bw": [4096]}}"#)
+                .as_deref(),
+            Some(
+                "jobs[1].steadystate.data: 1 sample(s) in fio's window, where a window has at least 2"
+            )
+        );
+        let none: Map<String, Value> = Map::new();
+        assert_eq!(verdict(&none, None, "jobs[0]", 1.0), Ok(None));
     }
 }

@@ -433,7 +433,7 @@ pub enum Note {
     /// direction rows show `-` there.
     Split(Vec<(usize, String)>),
     /// A phase that ended at steady state (fio's job fio stopped there, trial 26 M1) beside one that ran on
-    /// ([`stopped_apart`]): each column's window, by its index. Its whole-phase rows have no change.
+    /// (`stopped_apart`): each column's window, by its index. Its whole-phase rows have no change.
     SteadyStop(Vec<(usize, String)>),
 }
 

@@ -43,7 +43,7 @@ pub(super) fn after_phase(ctx: &mut Ctx<'_>, index: usize) {
 
 /// The line that says how a search ended (`None` while it goes on): its target and answer
 /// ([`crate::results::search::answer`]), a measured latency as the console says every other
-/// ([`super::progress::latency`]): `9.45 ms`, not the spec's exact form (`9445375ns`), which the target keeps.
+/// ([`crate::units::latency`]): `9.45 ms`, not the spec's exact form (`9445375ns`), which the target keeps.
 pub fn verdict_line(r: &SearchResult) -> Option<String> {
     let latency = |l: u64| super::progress::latency(l as f64);
     let answer = crate::results::search::answer(r, &latency)?;
