@@ -671,13 +671,22 @@ fn phase(
         jobs,
         at_end,
     ));
+    // fio's steady state (its `steadystate` object) as the phase's verdict, with its warning.
+    let (steady, said) = super::steady::of_phase(clones, g, pr.duration_s).map_err(|e| vec![e])?;
+    warnings.extend(said);
+    pr.steady_state = steady;
     pr.warnings = warnings;
     (pr.read, pr.write, pr.total) = (b.read.stats, b.write.stats, total);
     pr.read_share = ReadShare::of(&pr);
     // wkrun's default headline (`mean`), from fio's totals, so that fio's figures sit in the same rows.
     // Its mean latency where the total has no percentiles (a mixed job, or clones, without json+ bins) is
-    // the pooled mean, the directions' (or clones') means weighted by their I/Os (exact).
-    pr.headline = crate::results::headline::figures(&[Headline::Mean], &pr);
+    // the pooled mean, the directions' (or clones') means weighted by their I/Os (exact). With fio's steady
+    // state, its time and window mean too (`steady`), as a wkrun phase with steady_state has them.
+    let items: &[Headline] = match pr.steady_state {
+        Some(_) => &[Headline::Mean, Headline::Steady],
+        None => &[Headline::Mean],
+    };
+    pr.headline = crate::results::headline::figures(items, &pr);
     Ok(pr)
 }
 

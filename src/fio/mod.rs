@@ -14,6 +14,7 @@ pub mod mix_rate;
 pub mod plausible;
 pub mod region;
 pub mod status;
+pub mod steady;
 pub mod value;
 
 use std::fmt;

@@ -25,6 +25,15 @@ pub struct SearchPlan {
 }
 
 impl SearchPlan {
+    /// The target in words, as the console, the report and compare say it: `p99 under 2ms`.
+    pub fn target_words(&self) -> String {
+        format!(
+            "p{} under {}",
+            self.percentile,
+            crate::units::Duration(self.target_ns)
+        )
+    }
+
     /// Whether the search plans phase `index`.
     pub fn holds(&self, index: usize) -> bool {
         (self.first_phase..self.first_phase + self.steps).contains(&index)

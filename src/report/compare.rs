@@ -436,6 +436,9 @@ pub enum Note {
     /// [`crate::fio::json::split_unknown`]): each column's, by its index, with the phase's warning. Its
     /// direction rows show `-` there.
     Split(Vec<(usize, String)>),
+    /// A phase that ended at steady state (fio's job fio stopped there, trial 26 M1) beside one that ran on
+    /// (`stopped_apart`): each column's window, by its index. Its whole-phase rows have no change.
+    SteadyStop(Vec<(usize, String)>),
 }
 
 impl Note {
@@ -514,6 +517,10 @@ impl Note {
                 each_said(said, col)
             ),
             Note::Split(said) => format!("unknown, shown -: {}", each_said(said, col)),
+            Note::SteadyStop(said) => format!(
+                "not compared: {}; a phase stopped at steady state and one that ran on measured different windows, so these whole-phase rows have no change; the steady-state rows set the windows each judged side by side, and the composite scores the pair on its steady window means where both have one, else leaves it out",
+                each_said(said, col)
+            ),
         }
     }
 }
@@ -720,6 +727,7 @@ pub fn compare(runs: &[Run]) -> Comparison {
         split_rows(name, &splits, &mut rows[from..]);
         sync_rows(&phases, &mut rows[from..]);
         unknown_split_rows(&phases, &mut rows[from..]);
+        steady_stop_rows(&phases, &mut rows[from..]);
         if apart.iter().any(|a| a.name == name) {
             let phases: Vec<Option<&PhaseResult>> = (0..runs.len())
                 .map(|i| apart.iter().find(|a| a.run == i && a.name == name))
@@ -842,6 +850,81 @@ fn unknown_split_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
     let direction = |m: Metric| matches!(m, Metric::Iops(_) | Metric::Lat(..));
     for r in rows.iter_mut().filter(|r| direction(r.metric)) {
         r.note = Some(Note::Split(said.clone()));
+    }
+}
+
+/// Whether phase `p` ended at steady state: fio's job that fio stopped there, a wkrun phase with `until =
+/// "steady"`.
+fn ended_steady(p: &PhaseResult) -> bool {
+    p.steady_state.as_ref().is_some_and(|s| s.ended_phase)
+}
+
+/// Whether of two twins one ended at steady state and the other ran on (trial 26 M1: fio's job stopped
+/// at steady state after 5.6 s of its 20 s beside wkrun's phase of 20 s): their whole-phase figures cover
+/// different windows. The one definition for the rows' note ([`steady_stop_rows`]) and the composite.
+fn stopped_apart(a: &PhaseResult, b: &PhaseResult) -> bool {
+    ended_steady(a) != ended_steady(b)
+}
+
+/// The key of the headline figure of a steady window's mean.
+const STEADY_MEAN: &str = "steady window_mean";
+
+/// The steady window means of `base` and its twin `p` as their lead figure, when both have one, positive:
+/// what a pair [`stopped_apart`] is set side by side on ([`pair_lead`]).
+fn steady_lead(base: &PhaseResult, p: &PhaseResult) -> Option<Lead> {
+    fn mean(x: &PhaseResult) -> Option<(&Figure, (f64, Better))> {
+        (x.headline.iter())
+            .find(|f| f.key == STEADY_MEAN)
+            .and_then(|f| Some((f, leading(f)?)))
+    }
+    let ((f, (b, better)), (_, (v, _))) = (mean(base)?, mean(p)?);
+    Some(Lead {
+        key: f.key.clone(),
+        label: f.label.clone(),
+        unit: f.unit.clone(),
+        better,
+        values: (b, v),
+    })
+}
+
+/// The rows of a phase (`phases`, one per run) where one run's ended at steady state and another's ran on
+/// ([`stopped_apart`]): every row but its parameters and steady-state rows with no change and the note
+/// saying each run's window (trial 26 M1: fio's 16580 IOPS over 5.6 s beside wkrun's 8259.2 over 20 s read
+/// as -50.2 %, with no word).
+fn steady_stop_rows(phases: &[Option<&PhaseResult>], rows: &mut [Row]) {
+    let present: Vec<&PhaseResult> = phases.iter().flatten().copied().collect();
+    let apart = present
+        .iter()
+        .any(|a| present.iter().any(|b| stopped_apart(a, b)));
+    if !apart {
+        return;
+    }
+    let said: Vec<(usize, String)> = phases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let p = (*p)?;
+            let at = p.steady_state.as_ref().and_then(|s| s.at_s);
+            Some(match (ended_steady(p), at) {
+                (true, Some(at)) => (i, format!("ended at steady state at {at:.1} s")),
+                _ => (i, format!("ran its whole {:.1} s", p.duration_s)),
+            })
+        })
+        .collect();
+    let steady: Vec<String> = present
+        .iter()
+        .flat_map(|p| headline::figures(&[crate::stats::derived::Headline::Steady], p))
+        .map(|f| f.label)
+        .collect();
+    let whole = |r: &Row| {
+        !matches!(
+            r.metric,
+            Metric::Parameters | Metric::CompletionWaits | Metric::SteadyState
+        ) && !steady.iter().any(|l| r.label.starts_with(l.as_str()))
+    };
+    for r in rows.iter_mut().filter(|r| whole(r) && r.note.is_none()) {
+        r.cells.iter_mut().for_each(unchanged);
+        r.note = Some(Note::SteadyStop(said.clone()));
     }
 }
 
@@ -1019,7 +1102,7 @@ pub fn host_notes(runs: &[&Results], names: &[String]) -> Vec<String> {
 /// job); for each phase of a prediction compared apart from its measured namesake, whose workload differs,
 /// how (`apart`); each phase of fio's report of a group of unlike jobs, whose parameters are unknown
 /// (`unlike_groups`); the phases of each run that ran buffered I/O, and what the page cache made of them
-/// (`cached`).
+/// (`cached`); each run's latency-target searches, their answers and the steps they skipped (`searches`).
 ///
 /// And, once for all, the runs whose phases are in no other run (`unpaired`): their columns stand
 /// beside the others' `missing` only.
@@ -1036,8 +1119,28 @@ pub fn caveats(runs: &[Run]) -> Vec<String> {
         .chain(no_io_phase(runs))
         .chain(unlike_groups(runs))
         .chain(cached(runs))
+        .chain(searches(runs))
         .chain(unpaired(runs))
         .collect()
+}
+
+/// A line for each latency-target search of each run (trial 26 L1: neither `compare` nor `compare --by qd`
+/// gave the answer the search is for): its column's heading, the search and what it found, ran and skipped
+/// ([`crate::results::search::summary`]).
+fn searches(runs: &[Run]) -> impl Iterator<Item = String> {
+    runs.iter().zip(headers(runs)).flat_map(|(r, h)| {
+        let planned = r.results.planned_phases.as_deref();
+        let latency = |l: u64| crate::units::latency(l as f64);
+        (r.results.latency_searches.iter())
+            .map(|s| {
+                format!(
+                    "{h}: search \"{}\": {}",
+                    crate::text::escaped(&s.name),
+                    crate::results::search::summary(s, planned, &latency)
+                )
+            })
+            .collect::<Vec<_>>()
+    })
 }
 
 /// A line for each phase read from fio's report of a group of unlike jobs ([`crate::fio::json::unlike_group`]):
@@ -1876,8 +1979,13 @@ fn leading(f: &Figure) -> Option<(f64, Better)> {
 /// has too, both positive, and not over rows unlike `base`'s (`unlike_leads`); else, when the two share
 /// no such figure (a run too short for its steady window, whose window mean is null; fio's job, headed by
 /// its mean, beside a wkrun phase headed by its steady window; a headline without a level), their total
-/// IOPS, the whole phase in both, higher is better. `None` when that is not positive in both.
+/// IOPS, the whole phase in both, higher is better. `None` when that is not positive in both. A pair of
+/// which one ended at steady state and the other ran on ([`stopped_apart`]) is set side by side on their
+/// steady window means only ([`steady_lead`]), or not at all.
 pub fn pair_lead(base: &PhaseResult, p: &PhaseResult) -> Option<Lead> {
+    if stopped_apart(base, p) {
+        return steady_lead(base, p);
+    }
     let left = unlike_leads(base, p);
     let theirs = |key: &str| p.headline.iter().find(|g| g.key == key).and_then(leading);
     let shared = base
@@ -1921,9 +2029,10 @@ fn own_lead(p: &PhaseResult) -> (&str, &str) {
 /// What the composite's note says of a pair of phases scored on another lead figure ([`pair_lead`]) than
 /// one of them leads with on its own ([`own_lead`]), which the other lacks: `rw on IOPS, phase mean (IOPS,
 /// steady window mean not in both)`; `None` when each leads with the pair's figure, or when a figure over
-/// unlike rows was left out (said by the note's own clause).
+/// unlike rows was left out (said by the note's own clause), or when one stopped at steady state and the
+/// other ran on (said by the rows' note, [`steady_stop_rows`]).
 fn led_on(base: &PhaseResult, p: &PhaseResult) -> Option<String> {
-    if !unlike_leads(base, p).is_empty() {
+    if !unlike_leads(base, p).is_empty() || stopped_apart(base, p) {
         return None;
     }
     let lead = pair_lead(base, p)?;
@@ -1958,7 +2067,8 @@ type Twin<'a> = Result<(&'a PhaseResult, &'a PhaseResult), (&'a str, &'static st
 /// `run` has too, or would have had (`run` stopped before it: [`Results::did_not_run`]), each paired by
 /// name with `run`'s or said why not: `not run`, a prediction's phase and a measured one of another workload
 /// (`apart_pair`), fio's job counting its verify reads, a phase that measured nothing in either (`not
-/// measured`: no score, not a loss of 100 %), and one that did not complete in either (`interrupted`,
+/// measured`: no score, not a loss of 100 %), one that ended at steady state beside one that ran on
+/// without a steady window mean in both ([`stopped_apart`]), and one that did not complete in either (`interrupted`,
 /// `failed`: its figures cover the part it ran, its twin's the whole phase). The phase `run` was in when it
 /// ended without writing its results (`stopped_in`, [`super::not_run::stopped_in`]) is [`STOPPED_IN`], as
 /// the report says it. A phase a completed `run` lacks is not in common (another spec's run).
@@ -1988,6 +2098,9 @@ fn twin<'a>(first: &'a Results, run: &'a Results, stopped_in: Option<&str>) -> V
             }
             if unmeasured(b) || unmeasured(p) {
                 return why("not measured");
+            }
+            if stopped_apart(b, p) && steady_lead(b, p).is_none() {
+                return why("stopped at steady state in one run only");
             }
             match (b.completed, p.completed) {
                 (true, true) => Ok((b, p)),

@@ -688,11 +688,39 @@ fn sweep_section(
         s.group.phases.len(),
         esc(&s.group.phases.join(", "))
     );
+    search_lines(o, runs, |_, r| r.name == s.group.base);
     if let Some(t) = &s.table {
         matrix_table(o, runs, t);
     }
     figures(o, figs, png);
     o.push_str("</section>\n");
+}
+
+/// Under a heading, each run's latency-target search that `shown` picks (by the run's index; trial 26
+/// L1): its target, answer, the depths it ran and the steps it skipped
+/// ([`crate::results::search::summary`]), the run named when the report has several. Under a group's
+/// heading, the search of the group's name; under a phase's, a search whose one step ran is that phase
+/// (no group then: its first step was over the target).
+fn search_lines(
+    o: &mut String,
+    runs: &[RunData],
+    shown: impl Fn(usize, &crate::results::search::SearchResult) -> bool,
+) {
+    let latency = |l: u64| crate::units::latency(l as f64);
+    for (i, run) in runs.iter().enumerate() {
+        let planned = run.results.planned_phases.as_deref();
+        for r in run.results.latency_searches.iter().filter(|r| shown(i, r)) {
+            let who = match runs.len() {
+                1 => String::new(),
+                _ => format!("{}: ", esc(&run.label)),
+            };
+            let _ = writeln!(
+                o,
+                "<p class=\"params search\">{who}{}</p>",
+                esc(&crate::results::search::summary(r, planned, &latency))
+            );
+        }
+    }
 }
 
 /// A phase's section: its parameters, the summary table, warnings, the runs without it, then its plots
@@ -710,6 +738,13 @@ fn phase_section(
         "<section id=\"phase-{k}\">\n<h2>{}</h2>",
         esc(&s.group.name)
     );
+    let members = &s.group.members;
+    search_lines(o, runs, |i, r| {
+        let step = |&(m, p): &(usize, usize)| {
+            m == i && Some(runs[m].phase(p).0.index) == r.steps.first().map(|x| x.phase)
+        };
+        r.steps.len() == 1 && members.iter().any(step)
+    });
     let lines: Vec<(usize, String)> = s
         .group
         .members

@@ -125,6 +125,69 @@ pub fn judge_all(plans: &[SearchPlan], phases: &[PhaseResult]) -> Vec<SearchResu
         .collect()
 }
 
+/// How search `r` ended, its latencies in words by `latency` (of ns): `QD 1 (QD 4 was over, at 3.81 ms)`,
+/// `QD 64 (every step was under; a deeper queue may be too)`, `not reachable at QD 1: its p99 was 3.12
+/// ms`; `None` while it goes on. The one wording of the answer for the console's line after a search
+/// (`run/search.rs`), the report and compare ([`summary`]).
+pub fn answer(r: &SearchResult, latency: &dyn Fn(u64) -> String) -> Option<String> {
+    let last = r.steps.last()?;
+    let at = |s: &SearchPoint| s.latency_ns.map_or("no I/O".into(), latency);
+    Some(match r.verdict {
+        SearchVerdict::Found => format!(
+            "QD {} (QD {} was over, at {})",
+            r.queue_depth.unwrap_or(0),
+            last.queue_depth,
+            at(last)
+        ),
+        SearchVerdict::AllUnder => format!(
+            "QD {} (every step was under; a deeper queue may be too)",
+            last.queue_depth
+        ),
+        SearchVerdict::NotReachable => format!(
+            "not reachable at QD {}: its p{} was {}",
+            last.queue_depth,
+            r.plan.percentile,
+            at(last)
+        ),
+        SearchVerdict::Open => return None,
+    })
+}
+
+/// Search `r` in words, as the report (under its group's heading) and compare (a note) say it (trial 26
+/// L1: the report listed the steps with no target, no answer and nothing of the depths skipped): its target,
+/// its answer ([`answer`]; `not finished` while open), the depths its steps ran at, and the steps it skipped,
+/// by their names in `planned` (the run's planned phases) where given, else by index: `latency target p99
+/// under 2ms: QD 1 (QD 4 was over, at 3.81 ms); ran QD 1, 4; skipped (not run) lat[qd=16], lat[qd=64]`.
+pub fn summary(
+    r: &SearchResult,
+    planned: Option<&[super::planned::PlannedPhase]>,
+    latency: &dyn Fn(u64) -> String,
+) -> String {
+    let ran: Vec<String> = r.steps.iter().map(|s| s.queue_depth.to_string()).collect();
+    let outcome = answer(r, latency).unwrap_or_else(|| {
+        format!(
+            "not finished ({} of its {} steps ran)",
+            r.steps.len(),
+            r.plan.steps
+        )
+    });
+    let mut t = format!(
+        "latency target {}: {outcome}; ran QD {}",
+        r.plan.target_words(),
+        ran.join(", ")
+    );
+    if let Some(range) = skips(r) {
+        let name = |i: usize| {
+            (planned.unwrap_or_default().iter())
+                .find(|p| p.index == i)
+                .map_or(format!("phase {i}"), |p| p.name.clone())
+        };
+        let names: Vec<String> = range.map(name).collect();
+        t.push_str(&format!("; skipped (not run) {}", names.join(", ")));
+    }
+    t
+}
+
 /// The phases a search skips: those after its first step over the target, when one was.
 pub fn skips(r: &SearchResult) -> Option<std::ops::Range<usize>> {
     let over = r.steps.iter().find(|s| !s.under)?;

@@ -41,39 +41,19 @@ pub(super) fn after_phase(ctx: &mut Ctx<'_>, index: usize) {
     }
 }
 
-/// The line that says how a search ended (`None` while it goes on).
+/// The line that says how a search ended (`None` while it goes on): its target and answer
+/// ([`crate::results::search::answer`]), a measured latency as the console says every other
+/// ([`crate::units::latency`]): `9.45 ms`, not the spec's exact form (`9445375ns`), which the target keeps.
 pub fn verdict_line(r: &SearchResult) -> Option<String> {
-    let p = &r.plan;
-    let head = format!(
-        "[search {}] p{} under {}",
-        r.name,
-        p.percentile,
-        crate::units::Duration(p.target_ns)
-    );
-    let last = r.steps.last()?;
-    // A measured latency as the console says every other ([`super::progress::latency`]): `9.45 ms`, not
-    // the spec's exact form (`9445375ns`), which the target keeps.
-    let at = |s: &crate::results::search::SearchPoint| {
-        s.latency_ns
-            .map_or("no I/O".into(), |l| super::progress::latency(l as f64))
+    let latency = |l: u64| super::progress::latency(l as f64);
+    let answer = crate::results::search::answer(r, &latency)?;
+    let skipped = match r.verdict {
+        SearchVerdict::Found => "; the deeper steps are skipped",
+        _ => "",
     };
-    Some(match r.verdict {
-        SearchVerdict::Found => format!(
-            "{head}: QD {} (QD {} was over, at {}); the deeper steps are skipped",
-            r.queue_depth.unwrap_or(0),
-            last.queue_depth,
-            at(last)
-        ),
-        SearchVerdict::AllUnder => format!(
-            "{head}: QD {} (every step was under; a deeper queue may be too)",
-            last.queue_depth
-        ),
-        SearchVerdict::NotReachable => format!(
-            "{head}: not reachable at QD {}: its p{} was {}",
-            last.queue_depth,
-            p.percentile,
-            at(last)
-        ),
-        SearchVerdict::Open => return None,
-    })
+    Some(format!(
+        "[search {}] {}: {answer}{skipped}",
+        r.name,
+        r.plan.target_words()
+    ))
 }

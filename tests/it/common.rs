@@ -1456,3 +1456,10 @@ pub fn buckets_of(v: &serde_json::Value) -> std::collections::BTreeMap<u64, u64>
     }
     m
 }
+
+/// Whether a run under an address-space limit (`prlimit --as`) exited 127 with the dynamic loader's
+/// message: the limit is below what the program and its libraries map (the debug build's 45 MB of code),
+/// so wkrun's code never ran and nothing can be written; its own start-up refusal begins above it.
+pub fn loader_refused(code: i32, stderr: &str) -> bool {
+    code == 127 && stderr.contains("error while loading shared libraries")
+}

@@ -34,7 +34,7 @@ fn sync_warning(call: &str, n: u64, syncs: u64, writes: u64) -> String {
 }
 
 /// The cells of `compare`'s row `label` of phase `phase`, split on runs of two spaces.
-fn cells(out: &str, phase: &str, label: &str) -> Vec<String> {
+pub(crate) fn cells(out: &str, phase: &str, label: &str) -> Vec<String> {
     let line = out
         .lines()
         .find(|l| l.starts_with(phase) && l.contains(label))

@@ -1529,6 +1529,9 @@ fn merge_and_report_png_under_an_address_space_limit_are_refused_or_complete() {
                     refused += 1;
                 }
                 0 => completed += 1,
+                c if crate::common::loader_refused(c, &ran.stderr) => {
+                    assert!(!d.path().join(&out).exists(), "{name} {limit} B: a folder");
+                }
                 c => panic!("{name} under {limit} B: exit {c}: {}", ran.stderr),
             }
         }
