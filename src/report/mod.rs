@@ -188,6 +188,8 @@ pub fn parse_results_each(
         },
     })?;
     check_names(path, &results)?;
+    let mut results = results;
+    results.upgrade();
     Ok(results)
 }
 

@@ -119,6 +119,18 @@ pub struct Results {
 }
 
 impl Results {
+    /// Reads results written by an older wkrun as today's rules say them: a phase's `read_share` of reads
+    /// over reads and writes alone, in a phase with trims (wkrun before 2026-12-07; trial 26's runs), is the
+    /// share of all its I/Os ([`ReadShare::of`]), so runs kept in a library still compare and validate.
+    /// A share that is neither rule's is left as it is, for `validate` to refuse.
+    pub fn upgrade(&mut self) {
+        for p in &mut self.phases {
+            if p.read_share.is_some_and(|s| s.before_trims(p)) {
+                p.read_share = ReadShare::of(p);
+            }
+        }
+    }
+
     /// The run without its phases (`phases` empty): what changes between two writes besides new phases.
     pub fn envelope(&self) -> Results {
         Results {
@@ -795,6 +807,19 @@ impl ReadShare {
                 0.0
             },
         })
+    }
+
+    /// Whether `self`, the `read_share` of phase `p`, is the share as wkrun counted it before trims were
+    /// in it (wkrun before 2026-12-07, results format 1 alike): reads over reads and writes, in a phase
+    /// whose trims make the two rules differ.
+    fn before_trims(&self, p: &PhaseResult) -> bool {
+        let (r, w) = (p.dir(Direction::Read), p.dir(Direction::Write));
+        let trims = p.dir(Direction::Trim).ops;
+        let share = |a: u64, b: u64| (a + b > 0).then(|| a as f64 / (a as f64 + b as f64));
+        let close = crate::results::check::close;
+        trims > 0
+            && share(r.ops, w.ops).is_some_and(|s| close(self.ops, s))
+            && share(r.bytes, w.bytes).is_some_and(|s| close(self.bytes, s))
     }
 }
 

@@ -2080,6 +2080,21 @@ fn a_forged_read_share_or_intended_trim_entry_is_refused() {
         l.as_object_mut().expect("an object").remove("trim");
     });
     validates(d, "r/older.json");
+    // Results written before trims counted in the share (both ops and bytes by the old rule) read as
+    // today's share, and validate (trial 26's runs).
+    let b = |dir: &str| w[dir]["bytes"].as_u64().expect("bytes") as f64;
+    let old_bytes = b("read") / (b("read") + b("write"));
+    let file = tampered(d, "before", |v| {
+        v["phases"][0]["read_share"] = serde_json::json!({ "ops": old, "bytes": old_bytes });
+    });
+    validates(d, &file);
+    let text = fs::read(d.join(&file)).expect("results");
+    let r = wkrun::report::parse_results(&d.join(&file), &text).expect("read");
+    let s = r.phases[0].read_share.expect("a share");
+    assert_eq!(
+        (s.ops, s.bytes),
+        (share, b("read") / (b("read") + b("write") + b("trim")))
+    );
 }
 
 /// A fill and a 70 % read workload (libaio, queue depth 4) on a 16 MiB file, in `dir/r`: the run attack 26
