@@ -603,8 +603,10 @@ fn jobs<'j>(
 }
 
 /// Runs every worker's job on its engine to its end and returns their outcomes, in worker order. One
-/// worker runs on this thread; several run on a thread each, pinned to a CPU of their own while the workers
-/// fit on the CPUs this process may use (a psync worker's threads inherit the pin).
+/// worker runs on this thread; several run on a thread each, none pinned to a CPU: the scheduler places
+/// them, as it does fio's jobs. A worker pinned to a CPU of its own could neither follow its completions
+/// (handled where the device's interrupt is) nor leave a CPU another process keeps busy: more wake-ups by
+/// IPI, more CPU per I/O and fewer IOPS (benches/README.md, "Workers not pinned").
 fn run_workers(
     jobs: &[Job<'_>],
     engines: &[EngineBox<'_>],
@@ -625,8 +627,6 @@ fn run_workers(
         job.leave_start_line();
         return vec![o];
     }
-    let cpus = crate::sys::cpu::allowed_cpus().unwrap_or_default();
-    let pin = jobs.len() <= cpus.len();
     std::thread::scope(|s| {
         let handles: Vec<_> = jobs
             .iter()
@@ -634,12 +634,7 @@ fn run_workers(
             .enumerate()
             .map(|(w, (job, engine))| {
                 let tx = tx.clone();
-                let cpu = cpus.get(w).copied().filter(|_| pin);
                 let spawned = std::thread::Builder::new().spawn_scoped(s, move || {
-                    if let Some(cpu) = cpu {
-                        // Not pinned (a container's cgroup refusing it) only costs scheduling freedom.
-                        let _ = crate::sys::cpu::pin_to(cpu);
-                    }
                     let o = engine.run(job, &tx);
                     job.leave_start_line();
                     // A worker that could not start (or stopped at an error) stops the others too.

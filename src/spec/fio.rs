@@ -410,15 +410,15 @@ pub const FIO_KEYS: &[FioKey] = &[
     note("stats", "wkrun has no `stats`: every I/O phase is measured"),
     note(
         "cpus_allowed",
-        "wkrun has no `cpus_allowed`: each worker runs on its own CPU of those wkrun may use (taskset limits them)",
+        "wkrun has no `cpus_allowed`: wkrun's workers run on the CPUs wkrun may use, placed by the scheduler (taskset limits them)",
     ),
     note(
         "cpus_allowed_policy",
-        "wkrun has no `cpus_allowed_policy`: each worker runs on its own CPU of those wkrun may use",
+        "wkrun has no `cpus_allowed_policy`: wkrun's workers run on the CPUs wkrun may use, placed by the scheduler",
     ),
     note(
         "cpumask",
-        "wkrun has no `cpumask`: each worker runs on its own CPU of those wkrun may use (taskset limits them)",
+        "wkrun has no `cpumask`: wkrun's workers run on the CPUs wkrun may use, placed by the scheduler (taskset limits them)",
     ),
     note(
         "unlink",

@@ -625,6 +625,54 @@ fn a_narrowed_cpu_affinity_is_named_in_the_plan() {
     );
 }
 
+/// The CPUs a thread may run on, from `/proc/PID/task/TID/status` (`Cpus_allowed_list`); `None` once the
+/// thread is gone.
+fn cpus_allowed(status: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(status).ok()?;
+    let line = text.lines().find(|l| l.starts_with("Cpus_allowed_list:"))?;
+    Some(line["Cpus_allowed_list:".len()..].trim().to_string())
+}
+
+/// Speed 26: workers are not pinned, each to a CPU of its own (a worker pinned away from the CPU that
+/// handles its device's interrupt, or onto one another process keeps busy, cost CPU per I/O and IOPS):
+/// every thread of a 2-worker libaio run may run on every CPU the process may, sampled throughout.
+#[test]
+fn workers_may_run_on_every_cpu_the_process_may() {
+    if wkrun::sys::cpu::allowed_cpus().map_or(0, |c| c.len()) < 2 {
+        crate::common::skip(
+            "workers_may_run_on_every_cpu_the_process_may",
+            "needs 2 CPUs or more",
+        );
+        return;
+    }
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"libaio\"\npattern = \"random\"\nread_percent = 100\nqueue_depth = 4\nworkers = 2\nduration = \"1500ms\"\n";
+    write_file(d.path(), "s.toml", &spec_text("float", body));
+    let mut child = std::process::Command::new(crate::common::wkrun_bin())
+        .args(crate::common::on_a_new_file("s.toml", "t.img", "o"))
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("wkrun");
+    let tasks = std::path::PathBuf::from(format!("/proc/{}/task", child.id()));
+    let whole =
+        cpus_allowed(&tasks.join(child.id().to_string()).join("status")).expect("main thread");
+    let (mut most_threads, mut lists) = (0, std::collections::BTreeSet::new());
+    while child.try_wait().expect("wait").is_none() {
+        let threads: Vec<_> = std::fs::read_dir(&tasks)
+            .map(|r| r.flatten().map(|e| e.path().join("status")).collect())
+            .unwrap_or_default();
+        most_threads = most_threads.max(threads.len());
+        lists.extend(threads.iter().filter_map(|t| cpus_allowed(t)));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(child.wait().expect("wait").success());
+    // A run with one worker has 4 threads: 6 means both workers' threads were sampled.
+    assert_eq!(most_threads, 6);
+    assert_eq!(lists.into_iter().collect::<Vec<_>>(), vec![whole]);
+}
+
 /// Trial 24b item 5: the phase line of a block-size mix gives every size with its share of the I/Os, not
 /// the mix's first size.
 #[test]
