@@ -72,9 +72,41 @@ pub fn allowed_cpus() -> io::Result<Vec<usize>> {
         .collect())
 }
 
+/// Pins the calling thread to CPU `cpu` (threads it starts afterwards inherit the pin).
+///
+/// # Errors
+/// The OS error when the affinity cannot be set.
+pub fn pin_to(cpu: usize) -> io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: CPU_SET writes within the set (the caller's cpu comes from `allowed_cpus`, below CPU_SETSIZE;
+    // libc's CPU_SET ignores an index past the set's end).
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; pid 0 is the calling thread.
+    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::thread_cpu_ns;
+
+    #[test]
+    fn a_thread_pinned_to_an_allowed_cpu_runs_only_there() {
+        let cpus = super::allowed_cpus().expect("affinity");
+        assert!(!cpus.is_empty());
+        let last = *cpus.last().expect("a CPU");
+        let on = std::thread::spawn(move || {
+            super::pin_to(last).expect("pin");
+            super::allowed_cpus().expect("affinity")
+        })
+        .join()
+        .expect("thread");
+        assert_eq!(on, vec![last]);
+    }
 
     #[test]
     fn process_times_grow_with_a_busy_thread_and_a_syscall_loop() {
