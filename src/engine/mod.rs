@@ -694,6 +694,15 @@ pub struct Caps {
     pub thread_per_slot: bool,
     /// Its time is virtual (the simulated drive's clock), not the wall clock.
     pub virtual_clock: bool,
+    /// With several workers that fit on the CPUs wkrun may use, worker w is pinned to the w-th of them
+    /// (`io_uring`: a ring's io-wq kernel workers inherit its submitter's pin, so that each submitter and the
+    /// kernel thread doing its I/O stay on one CPU, apart from the others: zram, 2 workers × QD32 random
+    /// writes, 338k to 357k IOPS pinned against 205k to 328k unpinned). The others are not pinned: the
+    /// scheduler places them, as it does fio's jobs; a `libaio` worker pinned away from the CPU that handles
+    /// its device's interrupt was woken by IPI for its completions and could not leave a CPU another process
+    /// kept busy (virtio disk: 2.55 to 3.14 µs of CPU per I/O pinned, 1.93 to 2.62 unpinned). Both in
+    /// benches/README.md, "Workers not pinned".
+    pub pins_workers: bool,
 }
 
 /// The capabilities of an engine kind.
@@ -703,13 +712,18 @@ pub fn caps(kind: EngineKind) -> Caps {
         opens_target: true,
         thread_per_slot: false,
         virtual_clock: false,
+        pins_workers: false,
     };
     match kind {
         EngineKind::Psync => Caps {
             thread_per_slot: true,
             ..host
         },
-        EngineKind::Libaio | EngineKind::IoUring => host,
+        EngineKind::Libaio => host,
+        EngineKind::IoUring => Caps {
+            pins_workers: true,
+            ..host
+        },
         EngineKind::Null => Caps {
             does_io: false,
             opens_target: false,

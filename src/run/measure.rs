@@ -499,6 +499,8 @@ struct Together {
     abort: AtomicBool,
     hist_budget: std::sync::Arc<crate::engine::HistBudget>,
     threads: u64,
+    /// Whether the workers are pinned, each to a CPU of its own ([`engine::Caps::pins_workers`]).
+    pins_workers: bool,
 }
 
 impl Together {
@@ -510,6 +512,7 @@ impl Together {
             abort: AtomicBool::new(false),
             hist_budget: Default::default(),
             threads: super::limits::phase_threads(shape.io.engine, workers, shape.io.queue_depth),
+            pins_workers: engine::caps(shape.io.engine).pins_workers,
         }
     }
 }
@@ -599,15 +602,16 @@ fn jobs<'j>(
 }
 
 /// Runs every worker's job on its engine to its end and returns their outcomes, in worker order. One
-/// worker runs on this thread; several run on a thread each, pinned to a CPU of their own while the workers
-/// fit on the CPUs this process may use (a psync worker's threads inherit the pin).
+/// worker runs on this thread; several run on a thread each, pinned to a CPU of their own when the engine
+/// pins its workers ([`engine::Caps::pins_workers`]) and they fit on the CPUs this process may use (a
+/// worker's threads inherit the pin); otherwise the scheduler places them.
 fn run_workers(
     jobs: &[Job<'_>],
     engines: &[EngineBox<'_>],
-    threads: u64,
+    together: &Together,
     tx: &mpsc::Sender<Event>,
 ) -> Vec<Outcome> {
-    if let Some(e) = address_space_short(jobs, engines, threads) {
+    if let Some(e) = address_space_short(jobs, engines, together.threads) {
         for job in jobs {
             job.abort();
             job.leave_start_line();
@@ -621,7 +625,10 @@ fn run_workers(
         job.leave_start_line();
         return vec![o];
     }
-    let cpus = crate::sys::cpu::allowed_cpus().unwrap_or_default();
+    let cpus = match together.pins_workers {
+        true => crate::sys::cpu::allowed_cpus().unwrap_or_default(),
+        false => Vec::new(),
+    };
     let pin = jobs.len() <= cpus.len();
     std::thread::scope(|s| {
         let handles: Vec<_> = jobs
@@ -813,7 +820,7 @@ fn run_ramp(shape: &Shape<'_>, parts: &Parts<'_>, ramp_ns: u64, engines: &[Engin
     let (jobs, _) = jobs(shape, parts, (&ops, engines), Some(ramp_ns), &together);
     // Nobody listens to the ramp's series: its recorders' messages are dropped.
     let (tx, _) = mpsc::channel::<Event>();
-    let (outcome, _) = merged(run_workers(&jobs, engines, together.threads, &tx));
+    let (outcome, _) = merged(run_workers(&jobs, engines, &together, &tx));
     // Like the measured part, the ramp lasts its length even when a rate cap issued its last op earlier.
     // (On a virtual clock the engine already ran the clock to the ramp's end.)
     let now = jobs[0].now_ns();
@@ -1012,7 +1019,7 @@ fn measure(
             })
             .and_then(Result::ok);
         let (outcomes, ended_at_steady) = collect(
-            (&jobs, together.threads),
+            (&jobs, &together),
             engines,
             &mut series,
             &mut c,
@@ -1065,10 +1072,10 @@ fn traces(cap: u64, recorders: usize) -> Result<Vec<Mutex<TraceBuf>>, SetupError
         .collect()
 }
 
-/// Runs the engines (`threads`: the threads the jobs start, [`Together`]) and writes each row as soon as
-/// every recorder has closed its interval; returns the workers' outcomes and whether the phase ended at steady state.
+/// Runs the engines (on threads as `together` says) and writes each row as soon as every recorder has
+/// closed its interval; returns the workers' outcomes and whether the phase ended at steady state.
 fn collect(
-    (jobs, threads): (&[Job<'_>], u64),
+    (jobs, together): (&[Job<'_>], &Together),
     engines: &[EngineBox<'_>],
     series: &mut Series,
     c: &mut Collector<'_>,
@@ -1079,7 +1086,7 @@ fn collect(
     let outcomes = std::thread::scope(|s| {
         let runner = std::thread::Builder::new().spawn_scoped(s, || {
             let tx = tx;
-            run_workers(jobs, engines, threads, &tx)
+            run_workers(jobs, engines, together, &tx)
         });
         let runner = match runner {
             Ok(r) => r,

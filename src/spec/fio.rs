@@ -422,15 +422,15 @@ pub const FIO_KEYS: &[FioKey] = &[
     note("stats", "wkrun has no `stats`: every I/O phase is measured"),
     note(
         "cpus_allowed",
-        "wkrun has no `cpus_allowed`: each worker runs on its own CPU of those wkrun may use (taskset limits them)",
+        "wkrun has no `cpus_allowed`: each io_uring worker runs on its own CPU of those wkrun may use, other engines' workers where the scheduler places them (taskset limits them)",
     ),
     note(
         "cpus_allowed_policy",
-        "wkrun has no `cpus_allowed_policy`: each worker runs on its own CPU of those wkrun may use",
+        "wkrun has no `cpus_allowed_policy`: each io_uring worker runs on its own CPU of those wkrun may use, other engines' workers where the scheduler places them",
     ),
     note(
         "cpumask",
-        "wkrun has no `cpumask`: each worker runs on its own CPU of those wkrun may use (taskset limits them)",
+        "wkrun has no `cpumask`: each io_uring worker runs on its own CPU of those wkrun may use, other engines' workers where the scheduler places them (taskset limits them)",
     ),
     note(
         "unlink",

@@ -383,7 +383,7 @@ pub struct PhaseSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<Vary<i64>>,
     /// Submitters (like fio's numjobs): `workers` workers, each keeping `queue_depth` I/Os in flight with its
-    /// own engine instance on its own thread (on its own CPU while there are CPUs), and its own op stream, a
+    /// own engine instance on its own thread (an io_uring worker pinned to its own CPU while there are CPUs), and its own op stream, a
     /// pure function of (the phase's stream seed, worker, index). Byte bounds, passes and rate caps are for the phase's total,
     /// shared out by the plan. 1 to 256. Default: `1`. Kinds: fill, restore-image, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]

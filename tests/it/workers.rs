@@ -625,6 +625,66 @@ fn a_narrowed_cpu_affinity_is_named_in_the_plan() {
     );
 }
 
+/// The CPUs a thread may run on, from `/proc/PID/task/TID/status` (`Cpus_allowed_list`); `None` once the
+/// thread is gone.
+fn cpus_allowed(status: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(status).ok()?;
+    let line = text.lines().find(|l| l.starts_with("Cpus_allowed_list:"))?;
+    Some(line["Cpus_allowed_list:".len()..].trim().to_string())
+}
+
+/// Runs a 2-worker random-read phase of 1.5 s on `engine`, sampling every thread's `Cpus_allowed_list`
+/// every 10 ms: the most threads seen at once, and each distinct list seen.
+fn thread_cpu_lists(engine: &str) -> (usize, Vec<String>) {
+    let d = tempdir();
+    let body = format!(
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"{engine}\"\npattern = \"random\"\nread_percent = 100\nqueue_depth = 4\nworkers = 2\nduration = \"1500ms\"\n"
+    );
+    write_file(d.path(), "s.toml", &spec_text("float", &body));
+    let mut child = std::process::Command::new(crate::common::wkrun_bin())
+        .args(crate::common::on_a_new_file("s.toml", "t.img", "o"))
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("wkrun");
+    let tasks = std::path::PathBuf::from(format!("/proc/{}/task", child.id()));
+    let (mut most_threads, mut lists) = (0, std::collections::BTreeSet::new());
+    while child.try_wait().expect("wait").is_none() {
+        let threads: Vec<_> = std::fs::read_dir(&tasks)
+            .map(|r| r.flatten().map(|e| e.path().join("status")).collect())
+            .unwrap_or_default();
+        most_threads = most_threads.max(threads.len());
+        lists.extend(threads.iter().filter_map(|t| cpus_allowed(t)));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(child.wait().expect("wait").success());
+    (most_threads, lists.into_iter().collect())
+}
+
+/// Speed 26: `libaio` workers are not pinned, each to a CPU of its own (a worker pinned away from the CPU
+/// that handles its device's interrupt, or onto one another process keeps busy, cost CPU per I/O), while
+/// `io_uring` workers still are (their io-wq kernel workers inherit the pin): every thread of a 2-worker
+/// libaio run may run on every CPU this process may; an io_uring run's workers each on one of the first two.
+#[test]
+fn libaio_workers_float_and_io_uring_workers_are_pinned() {
+    let cpus = wkrun::sys::cpu::allowed_cpus().expect("affinity");
+    if cpus.len() < 2 {
+        crate::common::skip(
+            "libaio_workers_float_and_io_uring_workers_are_pinned",
+            "needs 2 CPUs or more",
+        );
+        return;
+    }
+    let whole = cpus_allowed(std::path::Path::new("/proc/thread-self/status")).expect("status");
+    // A run with one worker has 4 threads: 6 means both workers' threads were sampled.
+    assert_eq!(thread_cpu_lists("libaio"), (6, vec![whole.clone()]));
+    let mut pinned = vec![whole, cpus[0].to_string(), cpus[1].to_string()];
+    pinned.sort();
+    // Both pinned lists seen: both workers were sampled (io-wq threads, if any, inherit a worker's pin).
+    assert_eq!(thread_cpu_lists("io_uring").1, pinned);
+}
+
 /// Trial 24b item 5: the phase line of a block-size mix gives every size with its share of the I/Os, not
 /// the mix's first size.
 #[test]
