@@ -320,7 +320,7 @@ pub struct PhaseResult {
     /// when nothing completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_share: Option<ReadShare>,
-    /// Completed I/Os per size (reads and writes), in order of first appearance.
+    /// Completed I/Os per size (reads, writes and trims together), in order of first appearance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ops_by_size: Vec<SizeOps>,
     /// Steady-state verdict, for workloads with `steady_state`.
