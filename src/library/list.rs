@@ -2,15 +2,21 @@
 
 use super::Entry;
 use super::entry::{IndexedFigure, PHASE_IOPS};
-use crate::report::compare::unit_decimals;
-use crate::results::headline::is_level;
+use crate::report::compare::{can_lead, unit_decimals};
 use crate::spec::PhaseKind;
 
-/// The entry's lead figures, at most `n`: per phase, its first headline figure that is a level with a
-/// direction and a value (as `wkrun compare`'s composite leads with), passing over the figures of the state
-/// before a point (`fill_once before iops`: the fresh drive, not the point the spec measures) while the
-/// phase has a later level, else its whole-phase IOPS. The phases that reached the steady state their
-/// headline declares come first, then the other workloads, then the rest, each group in run order.
+/// The entry's lead figures, at most `n`: per phase, its first headline figure that can lead, by the one
+/// rule `wkrun compare` leads with ([`crate::report::compare::can_lead`]: a level with a direction and a
+/// positive value), passing over the figures of the state before a point (`fill_once before iops`: the
+/// fresh drive, not the point the spec measures) while the phase has a later one, else its whole-phase
+/// IOPS. The phases that reached the steady state their headline declares come first, then the other
+/// workloads, then the rest, each group in run order.
+///
+/// The passing over is where this differs from the figure a phase leads with in `compare`
+/// ([`crate::report::compare::pair_lead`] and its `own_lead`), and must: `compare` sets one phase beside
+/// its twin, so the figure before a point is measured over like rows in both (else left out) and the spec's
+/// headline order decides; here one run stands alone in two figures, and the fresh drive's would describe
+/// a state the spec only passes through (issue 25).
 pub fn leads(e: &Entry, n: usize) -> Vec<&IndexedFigure> {
     let mut phases: Vec<usize> = Vec::new();
     for f in &e.figures {
@@ -37,7 +43,7 @@ pub fn leads(e: &Entry, n: usize) -> Vec<&IndexedFigure> {
         .filter_map(|i| {
             let of = || e.figures.iter().filter(move |f| f.phase_index == i);
             let level = |f: &&IndexedFigure| {
-                f.key != PHASE_IOPS && is_level(&f.key) && f.better.is_some() && f.value.is_some()
+                f.key != PHASE_IOPS && can_lead(&f.key, f.value, f.better).is_some()
             };
             of().filter(level)
                 .find(|f| !f.key.contains(" before "))
@@ -264,6 +270,18 @@ IOPS (window last 20m avg); r: 5000.2 IOPS (phase iops)"
                 "v: 7000.0 IOPS (fill_once before iops)"
             ]
         );
+    }
+
+    /// A level of 0 cannot lead, as in `compare` (`can_lead`): a window in which nothing completed gives way
+    /// to the phase's IOPS (the list showed `w: 0.0 IOPS (window last 5s avg)`).
+    #[test]
+    fn a_level_of_zero_gives_way_as_in_compare() {
+        let e = entry(vec![
+            fig(0, "w", PhaseKind::Workload, "window last 5s avg", 0.0),
+            fig(0, "w", PhaseKind::Workload, PHASE_IOPS, 42.5),
+        ]);
+        let l: Vec<String> = leads(&e, 2).into_iter().map(figure_text).collect();
+        assert_eq!(l, ["w: 42.5 IOPS (phase iops)"]);
     }
 
     #[test]

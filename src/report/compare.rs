@@ -1968,10 +1968,18 @@ impl Lead {
     }
 }
 
-/// A headline figure that can lead ([`is_level`], with a direction) and has a positive value.
+/// A headline figure that can lead ([`can_lead`]).
 fn leading(f: &Figure) -> Option<(f64, Better)> {
-    let v = f.value.filter(|v| *v > 0.0)?;
-    is_level(&f.key).then_some((v, f.better?))
+    can_lead(&f.key, f.value, f.better)
+}
+
+/// Whether a headline figure, keyed `key`, of value `value` and direction `better`, can lead a phase, the
+/// one rule of [`pair_lead`], of the figure a phase leads with on its own and of `wkrun library list`'s
+/// lead figures ([`crate::library::list::leads`]): a level ([`is_level`]) with a direction and a positive
+/// value; its value and direction then.
+pub fn can_lead(key: &str, value: Option<f64>, better: Option<Better>) -> Option<(f64, Better)> {
+    let v = value.filter(|v| *v > 0.0)?;
+    is_level(key).then_some((v, better?))
 }
 
 /// The lead figure of a pair of phases, the one definition: of `base` (the first run's) and its twin `p`,
@@ -2112,8 +2120,12 @@ fn twin<'a>(first: &'a Results, run: &'a Results, stopped_in: Option<&str>) -> V
 }
 
 /// The workload phases of `run` paired with the first run's (`first`) by name, as the composite pairs them
-/// (`twin`).
-fn twins<'a>(first: &'a Results, run: &'a Results) -> Vec<(&'a PhaseResult, &'a PhaseResult)> {
+/// (`twin`): the pairs it scores, which the report's "Workloads compared" bars of runs set side by side
+/// (`chart::battery`).
+pub(crate) fn twins<'a>(
+    first: &'a Results,
+    run: &'a Results,
+) -> Vec<(&'a PhaseResult, &'a PhaseResult)> {
     twin(first, run, None).into_iter().flatten().collect()
 }
 

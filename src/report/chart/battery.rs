@@ -1,7 +1,7 @@
 //! A battery of workloads across drives or sweep members as grouped bars (seed 004's fresh, simulated-used
 //! and used drive side by side): a group per workload, in it a bar per column, where a column is a sweep's
-//! member in a run (anthology's `filled=25%` and `filled=100%`), or a run when the runs share workloads
-//! outside sweeps. Each bar is the workload's lead figure against the first column's, as the composite of
+//! member in a run (anthology's `filled=25%` and `filled=100%`), or a run when the composite of `wkrun
+//! compare` scores workloads outside sweeps (the workloads it scores, paired as it pairs them). Each bar is the workload's lead figure against the first column's, as the composite of
 //! `wkrun compare` takes it ([`crate::report::compare::pair_lead`]: the first headline level both phases
 //! have, positive, else total IOPS; inverted where lower is better), in percent: 100 % is par, a taller bar is better,
 //! whatever the mix of IOPS, bandwidths and latencies. A drive keeps its colour; its members are shades of
@@ -107,8 +107,8 @@ impl Battery {
 }
 
 /// The batteries of a report: one per sweep (one label key) over at least two workloads, its members in
-/// each run as columns; and, for at least two runs, one over the workloads outside sweeps that at least two
-/// runs have, when there are two or more.
+/// each run as columns; and, for at least two runs, one over the workloads outside sweeps the composite of
+/// `wkrun compare` scores, when there are two or more (`across_runs`).
 pub fn batteries(runs: &[RunData]) -> Vec<Battery> {
     let kind = |name: &str| {
         runs.iter()
@@ -175,44 +175,52 @@ pub fn batteries(runs: &[RunData]) -> Vec<Battery> {
     out
 }
 
-/// The battery of the workloads outside sweeps that at least two of at least two runs have (two or more of
-/// them), a column per run; `None` otherwise.
+/// The battery of the workloads outside sweeps that `wkrun compare`'s composite scores (two or more), a
+/// column per run: the first run's workload phases each paired with a later run's as the composite pairs
+/// them (`compare::twins`, one rule), in the first run's order; `None` otherwise. A fill is no workload
+/// there, nor fio's fill job beside wkrun's fill phase (the chart paired them, the composite did not).
 fn across_runs(runs: &[RunData]) -> Option<Battery> {
-    if runs.len() < 2 {
-        return None;
-    }
-    let plain = |p: &&PhaseResult| p.kind == PhaseKind::Workload && p.labels.is_empty();
-    let mut names: Vec<&String> = Vec::new();
-    for p in runs
-        .iter()
-        .flat_map(|r| r.results.phases.iter().filter(plain))
-    {
-        let shared = runs
-            .iter()
-            .filter(|r| r.results.phases.iter().any(|q| q.name == p.name))
-            .count();
-        if shared >= 2 && !names.contains(&&p.name) {
-            names.push(&p.name);
+    let (first, rest) = runs.split_first()?;
+    let at =
+        |r: &RunData, p: &PhaseResult| r.results.phases.iter().position(|q| std::ptr::eq(q, p));
+    // (the first run's phase, its twin in each run) for each workload scored in a later run.
+    let mut rows: Vec<(usize, Vec<Option<usize>>)> = Vec::new();
+    for (c, r) in rest.iter().enumerate() {
+        let pairs = crate::report::compare::twins(&first.results, &r.results);
+        for (b, p) in pairs {
+            let (Some(i), Some(j)) = (at(first, b), at(r, p)) else {
+                continue;
+            };
+            if !b.labels.is_empty() || !p.labels.is_empty() {
+                continue;
+            }
+            let w = match rows.iter().position(|(k, _)| *k == i) {
+                Some(w) => w,
+                None => {
+                    let mut row = vec![None; runs.len()];
+                    row[0] = Some(i);
+                    rows.push((i, row));
+                    rows.len() - 1
+                }
+            };
+            rows[w].1[c + 1] = Some(j);
         }
     }
-    if names.len() < 2 {
+    if rows.len() < 2 {
         return None;
     }
+    rows.sort_by_key(|(i, _)| *i);
     Some(Battery {
         sweep: None,
         members: 1,
-        workloads: names.iter().map(|n| n.to_string()).collect(),
+        workloads: rows
+            .iter()
+            .map(|(i, _)| first.results.phases[*i].name.clone())
+            .collect(),
         columns: (0..runs.len())
             .map(|run| Column { run, member: None })
             .collect(),
-        phases: names
-            .iter()
-            .map(|n| {
-                runs.iter()
-                    .map(|r| r.results.phases.iter().position(|p| &&p.name == n))
-                    .collect()
-            })
-            .collect(),
+        phases: rows.into_iter().map(|(_, row)| row).collect(),
     })
 }
 
@@ -459,5 +467,41 @@ mod tests {
         assert_eq!(legend(&runs, &got[0]).len(), 2);
         // One run without a sweep: nothing to compare.
         assert!(batteries(&runs[..1]).is_empty());
+    }
+
+    /// Lead 27: fio's fill job (a workload to fio) beside wkrun's fill phase is not a bar, as the composite
+    /// does not score it; nor is a workload the first run lacks. The bars are the composite's pairs.
+    #[test]
+    fn the_bars_of_runs_are_the_workloads_the_composite_scores() {
+        let fio = run(
+            "fio",
+            "f.img",
+            vec![
+                (w("fill", 0, None, 90, None), None),
+                (w("r", 1, None, 1000, None), None),
+                (w("q", 2, None, 50, None), None),
+            ],
+        );
+        let mut fill = w("fill", 0, None, 100, None);
+        fill.kind = PhaseKind::Fill;
+        let b = run(
+            "wkrun",
+            "sim:b",
+            vec![
+                (fill, None),
+                (w("extra", 1, None, 7, None), None),
+                (w("q", 2, None, 40, None), None),
+                (w("r", 3, None, 800, None), None),
+            ],
+        );
+        let runs = [fio, b];
+        let got = batteries(&runs);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].workloads, ["r", "q"]);
+        assert_eq!(got[0].phases, [[Some(1), Some(3)], [Some(2), Some(2)]]);
+        let bars: Vec<f64> = got[0].bars(&runs).iter().map(|b| b.2).collect();
+        assert_eq!(bars, [100.0, 80.0, 100.0, 80.0]);
+        let ratios = crate::report::compare::composite(&[&runs[0].results, &runs[1].results]);
+        assert_eq!(ratios[1].map(|s| (s * 1e9).round()), Some(0.8e9));
     }
 }
