@@ -1988,8 +1988,8 @@ pub fn can_lead(key: &str, value: Option<f64>, better: Option<Better>) -> Option
 /// no such figure (a run too short for its steady window, whose window mean is null; fio's job, headed by
 /// its mean, beside a wkrun phase headed by its steady window; a headline without a level), their total
 /// IOPS, the whole phase in both, higher is better. `None` when that is not positive in both. A pair of
-/// which one ended at steady state and the other ran on ([`stopped_apart`]) is set side by side on their
-/// steady window means only ([`steady_lead`]), or not at all.
+/// which one ended at steady state and the other ran on (`stopped_apart`) is set side by side on their
+/// steady window means only (`steady_lead`), or not at all.
 pub fn pair_lead(base: &PhaseResult, p: &PhaseResult) -> Option<Lead> {
     if stopped_apart(base, p) {
         return steady_lead(base, p);
