@@ -263,7 +263,7 @@ pub fn check_written(dir: &super::outdir::OutDir) -> Result<(), String> {
 /// min ≤ p50 ≤ p90 ≤ p99 ≤ p99.9 ≤ p99.99 ≤ max; and what no run writes ([`super::possible`]: times, names,
 /// parameters, a prediction's inputs); and the figures a run computes from a phase's own data
 /// (`own_figures`: headline figures, `read_share`, histograms, `ops_by_size`, the mix, coverage and CPU
-/// figures, merged parts). Each with its JSON path. Results another tool wrote
+/// figures, the submitting threads, merged parts). Each with its JSON path. Results another tool wrote
 /// (`source`, fio's JSON: rates over each direction's own time) are not held to wkrun's arithmetic.
 pub fn implausible(r: &super::Results) -> Vec<Violation> {
     let mut out = Vec::new();
@@ -544,6 +544,7 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
     super::figures_check::mix(i, p, out);
     super::figures_check::coverage(i, p, out);
     super::figures_check::cpu(i, p, out);
+    super::figures_check::threads(i, p, out);
     match p.hosts.is_empty() {
         true => {
             super::flush_check::counted(i, p, out);

@@ -1,7 +1,8 @@
 //! A phase's figures against what its own parameters and counts make of them, by the rules the run follows:
 //! its reads and trims against the mix that drew them (`params.read_percent`, `params.trim_percent`), its
 //! `coverage` as the run computes it ([`crate::plan::PhaseParams::coverage`]), and its `cpu` figures from its
-//! CPU times ([`super::counters::CpuResult::recomputed`]). Part of [`super::check::implausible`] (attack 26
+//! CPU times ([`super::counters::CpuResult::recomputed`]), and its `host.submit_threads` from its workers and
+//! engine ([`threads`]). Part of [`super::check::implausible`] (attack 26
 //! F6: a read_percent of 100 beside 4075 writes, a coverage of 2.0, a cpus_busy of 1.9, each passed).
 
 use super::PhaseResult;
@@ -191,5 +192,85 @@ pub fn cpu(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
                 expected: format!("{} is not {of} = {}", num(got), num(want)),
             });
         }
+    }
+}
+
+/// Phase `i`'s `host.submit_threads` against the threads its plan starts to submit its I/O: one op stream per
+/// worker (`params.workers`), each submitted by the threads its engine starts ([`crate::plan::stream_sharers`]:
+/// `params.queue_depth` for psync, one for libaio, io_uring and null). Each thread is counted once it starts
+/// submitting; one that never did (its phase failed or was stopped before its I/O: a thread or buffer that
+/// could not be had, a setup that failed) is not, so a phase that did not complete may count fewer, never
+/// more, and a completed one (every worker past the start line, none stopped) counts every one.
+pub fn threads(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let (Some(h), Some(engine), Some(qd)) = (&p.host, q.engine, q.queue_depth) else {
+        return;
+    };
+    let workers = u64::from(q.workers.unwrap_or(1).max(1));
+    let planned = workers * u64::from(crate::plan::stream_sharers(engine, qd));
+    let got = u64::from(h.submit_threads);
+    let per = match crate::plan::stream_sharers(engine, qd) {
+        1 => "1 each".to_string(),
+        n => format!("params.queue_depth {n} each"),
+    };
+    let of = format!(
+        "params.workers {workers} × the threads {} starts per worker ({per}) = {planned}",
+        engine.as_str()
+    );
+    let why = match p.completed {
+        true if got != planned => format!("{got} is not {of}: a completed phase counts each"),
+        false if got > planned => format!("{got} is more than {of}"),
+        _ => return,
+    };
+    out.push(Violation {
+        path: format!("phases[{i}].host.submit_threads"),
+        expected: why,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two psync workers at queue depth 4 start 8 submitting threads: a completed phase counts 8, one that
+    /// did not complete (threads that never started) at most 8.
+    #[test]
+    fn submitting_threads_are_the_plans_in_a_completed_phase_and_at_most_them_in_another() {
+        let of = "params.workers 2 × the threads psync starts per worker (params.queue_depth 4 each) = 8";
+        let said = |completed: bool, n: u32| {
+            let mut p = crate::report::testing::phase("w", 0);
+            p.params = serde_json::from_value(serde_json::json!({
+                "span_start_bytes": 0, "span_bytes": 1 << 20,
+                "engine": "psync", "queue_depth": 4, "workers": 2,
+            }))
+            .expect("params");
+            p.completed = completed;
+            p.host = Some(super::super::HostResult {
+                submit_cpu_fraction: 0.5,
+                submit_threads: n,
+                cpu_wait_fraction: None,
+                completion_waits: None,
+            });
+            let mut out = Vec::new();
+            threads(0, &p, &mut out);
+            out.into_iter()
+                .map(|v| format!("{}: {}", v.path, v.expected))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(said(true, 8), Vec::<String>::new());
+        assert_eq!(
+            said(true, 7),
+            [format!(
+                "phases[0].host.submit_threads: 7 is not {of}: a completed phase counts each"
+            )]
+        );
+        assert_eq!(said(false, 3), Vec::<String>::new());
+        assert_eq!(said(false, 8), Vec::<String>::new());
+        assert_eq!(
+            said(false, 9),
+            [format!(
+                "phases[0].host.submit_threads: 9 is more than {of}"
+            )]
+        );
     }
 }

@@ -6,8 +6,8 @@
 use super::check::{Violation, echo, plain_text};
 use super::{PhaseResult, Results, Status};
 use crate::spec::rules::{
-    MAX_BLOCK_SIZE, MAX_PASSES, MAX_QUEUE_DEPTH, MAX_WORKERS, MIN_INTERVAL_NS, name_help,
-    valid_name,
+    MAX_BLOCK_SIZE, MAX_PASSES, MAX_QUEUE_DEPTH, MAX_WORKERS, MIN_INTERVAL_NS, mix_past_100,
+    name_help, valid_name,
 };
 use crate::target::TargetInfo;
 use std::collections::HashMap;
@@ -398,7 +398,8 @@ pub(super) fn name(path: &str, n: &str, what: &str, out: &mut Vec<Violation>) {
     }
 }
 
-/// Phase `i`'s parameters that a spec bounds ([`crate::spec::rules`]), each within its bounds, its blocks
+/// Phase `i`'s parameters that a spec bounds ([`crate::spec::rules`]), each within its bounds (and
+/// `read_percent` + `trim_percent` at most 100, [`mix_past_100`]), its blocks
 /// as a plan has them on the `target` ([`blocks`]), and its span within the target's capacity.
 fn params(i: usize, p: &PhaseResult, target: &TargetInfo, out: &mut Vec<Violation>) {
     let q = &p.params;
@@ -424,6 +425,16 @@ fn params(i: usize, p: &PhaseResult, target: &TargetInfo, out: &mut Vec<Violatio
     within("trace", q.trace, (1, crate::stats::trace::MAX_TRACE));
     within("read_percent", q.read_percent.map(u64::from), (0, 100));
     within("trim_percent", q.trim_percent.map(u64::from), (0, 100));
+    let mix = q
+        .read_percent
+        .zip(q.trim_percent)
+        .filter(|&(r, t)| r <= 100 && t <= 100);
+    if let Some(why) = mix.and_then(|(r, t)| mix_past_100(r.into(), t.into())) {
+        out.push(Violation {
+            path: format!("phases[{i}].params.trim_percent"),
+            expected: format!("{why}: a spec refuses it, so no run has it"),
+        });
+    }
     blocks(i, p, target, out);
     let capacity = target.capacity_bytes;
     let end = u128::from(q.span_start_bytes) + u128::from(q.span_bytes);

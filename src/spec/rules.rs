@@ -806,17 +806,25 @@ fn check_trim_percent(at: &At, p: &PhaseSpec, read: i64) -> Result<(), RuleError
             Some("0..100"),
         ));
     }
-    if read + t > 100 {
+    if let Some(why) = mix_past_100(read, t) {
         return Err(at.key(
             "trim_percent",
-            format!(
-                "read_percent = {read} and trim_percent = {t} add up to {}, more than 100 (the rest of the I/Os are writes)",
-                read + t
-            ),
+            why,
             Some("read_percent + trim_percent at most 100"),
         ));
     }
     Ok(())
+}
+
+/// Why `read_percent` `read` and `trim_percent` `trim` are no phase's mix: together more than 100 (the rest
+/// of the I/Os are writes); `None` when they are. The one rule of the spec's check and of `wkrun validate`'s.
+pub fn mix_past_100(read: i64, trim: i64) -> Option<String> {
+    let sum = read.saturating_add(trim);
+    (sum > 100).then(|| {
+        format!(
+            "read_percent = {read} and trim_percent = {trim} add up to {sum}, more than 100 (the rest of the I/Os are writes)"
+        )
+    })
 }
 
 /// A verified workload with trims runs at `queue_depth = 1`: a trim and a write of one block in flight

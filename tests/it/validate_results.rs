@@ -2240,3 +2240,35 @@ fn figures_a_run_derives_from_its_parameters_are_held_to_them() {
         refused_by(d, &["validate", &file], &want);
     }
 }
+
+/// Forge 27: a read_percent and trim_percent that add up to more than 100 (the spec refuses them: the rest
+/// of the I/Os are writes), and a count of submitting threads that is not the plan's (one libaio worker
+/// submits from its one thread), passed `wkrun validate`. Each named by its JSON path, exit 2.
+#[test]
+fn a_mix_past_100_and_threads_the_plan_does_not_start_are_refused() {
+    let t = tempdir();
+    let d = t.path();
+    a_mixed_run(d);
+    validates(d, "r");
+    let threads = |n: u64| {
+        move |v: &mut serde_json::Value| v["phases"][1]["host"]["submit_threads"] = n.into()
+    };
+    let of = "params.workers 1 × the threads libaio starts per worker (1 each) = 1";
+    let cases = [
+        (
+            tampered(d, "tp40", |v| {
+                v["phases"][1]["params"]["trim_percent"] = 40.into()
+            }),
+            "phases[1].params.trim_percent: read_percent = 70 and trim_percent = 40 add up to 110, more than 100 (the rest of the I/Os are writes): a spec refuses it, so no run has it".to_string(),
+        ),
+        (
+            tampered(d, "threads9", threads(9)),
+            format!("phases[1].host.submit_threads: 9 is not {of}: a completed phase counts each"),
+        ),
+        (
+            tampered(d, "threads0", threads(0)),
+            format!("phases[1].host.submit_threads: 0 is not {of}: a completed phase counts each"),
+        ),
+    ];
+    refused_in_one_place(d, cases);
+}
