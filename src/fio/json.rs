@@ -643,7 +643,7 @@ fn phase(
     );
     if let Some(why) = super::plausible::unlike_group(j, g) {
         // The options are the group's last job's: neither their parameters nor their warnings are the group's.
-        warnings.retain(|w| !buffered_job(w) && !w.starts_with(ENGINE_SAID));
+        warnings.retain(|w| !last_job_said(w));
         warnings.push(unlike(j, &why));
         unvouched(&mut params);
     }
@@ -694,9 +694,17 @@ fn phase(
 /// the group's size, the evidence, and the parameters read as unknown ([`unvouched`]).
 fn unlike(j: &Map<String, Value>, why: &str) -> String {
     format!(
-        "{UNLIKE} {} jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, workers and direct I/O are unknown (params.block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them",
+        "{UNLIKE} {} jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its span, block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, syncs every N writes, seed, workers and direct I/O are unknown (params.span_start_bytes and span_bytes 0; block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, fsync, fdatasync, seed, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them",
         super::plausible::group_jobs(j)
     )
+}
+
+/// Whether warning `w` is one of those the options of a job give (its buffered I/O, engine, span or rate
+/// cap): of an unlike group's entry, the last job's, not the group's.
+fn last_job_said(w: &str) -> bool {
+    let span = [whole_target("file"), whole_target("device")].contains(&w.to_string())
+        || w.starts_with(SPAN_UNKNOWN);
+    buffered_job(w) || w.starts_with(ENGINE_SAID) || w.starts_with(RATE_UNREAD) || span
 }
 
 /// How the warning of [`unlike`] begins.
@@ -708,9 +716,12 @@ pub fn unlike_group(p: &PhaseResult) -> Option<&str> {
 }
 
 /// The parameters a group of unlike jobs' report (read from its last job's options) cannot vouch for,
-/// made unknown: its block sizes, depth, engine, read and trim shares, pattern, distribution, rate cap, think
-/// time, workers and direct I/O.
+/// made unknown: its span (0, as a span the options do not give in bytes), block sizes, depth, engine, read
+/// and trim shares, pattern, distribution, rate cap, think time, syncs every N writes, seed, workers and
+/// direct I/O. Attack 27: the span, `fsync` and `randseed` were the last job's.
 fn unvouched(p: &mut PhaseParams) {
+    (p.span_start_bytes, p.span_bytes) = (0, 0);
+    (p.fsync, p.fdatasync, p.seed) = (None, None, None);
     (p.block_size_bytes, p.queue_depth, p.engine) = (None, None, None);
     (p.read_percent, p.trim_percent, p.pattern) = (None, None, None);
     (p.workers, p.direct) = (None, None);
@@ -1674,7 +1685,7 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     let every = |k: &str| int_opt(j, g, k).filter(|&n| n > 0);
     (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
     p.seed = int_opt(j, g, "randseed");
-    shape(&mut p, j, g);
+    let rate_unread = shape(&mut p, j, g);
     let other_engine = engine.is_none().then(|| engine_warning(fio_engine));
     // fio's default is buffered (direct=0, or buffered=1); its null engine does no I/O.
     let buffered = engine.is_some_and(|e| e != EngineKind::Null) && p.direct != Some(true);
@@ -1688,6 +1699,7 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         unknown
             .into_iter()
             .chain(apart)
+            .chain(rate_unread)
             .chain(other_engine)
             .chain(cached)
             .collect(),
@@ -1762,10 +1774,14 @@ pub const SAID_WHEN_ABSENT: [&str; 5] = [
 /// parameters a wkrun phase records (attack 26 F5: compare scored a zipf job and a rate-capped one as a
 /// uniform, uncapped one): `random_distribution` (`params.distribution` as wkrun writes it, fio's own
 /// spelling where wkrun has no such law), `percentage_random` (0: sequential offsets; 100: random; between,
-/// `params.pattern` absent), `rate_iops` (each capped direction the job does, times its jobs, as the import
-/// caps them; `rate`, in bytes, is left out), `thinktime` (`think_time_ns`, `think_every` its
-/// `thinktime_blocks`, 1 by default).
-fn shape(p: &mut PhaseParams, j: &Map<String, Value>, g: Option<&Map<String, Value>>) {
+/// `params.pattern` absent), `rate_iops` and `rate` (`params.rate_iops`, [`rate_cap`]), `thinktime`
+/// (`think_time_ns`, `think_every` its `thinktime_blocks`, 1 by default). The warning of a rate cap the
+/// import refuses, if any.
+fn shape(
+    p: &mut PhaseParams,
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+) -> Option<String> {
     let random = p.pattern == Some(Pattern::Random);
     if let Some(v) = opt(j, g, "random_distribution").filter(|_| random) {
         p.distribution = match crate::fio::import::job::fio_distribution(v) {
@@ -1778,23 +1794,78 @@ fn shape(p: &mut PhaseParams, j: &Map<String, Value>, g: Option<&Map<String, Val
         Some(n) if n < 100 => p.pattern = None,
         _ => {}
     }
-    let jobs = u64::from(p.workers.unwrap_or(1));
-    let caps = opt(j, g, "rate_iops")
-        .and_then(|v| crate::fio::import::job::rate_caps(v, kb_base(j, g, "rate_iops")).ok());
-    if let (Some([r, w]), Some(share)) = (caps, p.read_percent) {
-        let cap = |c: Option<u64>, used: bool| c.filter(|_| used).map(|c| c.saturating_mul(jobs));
-        let rate = crate::vocab::Rate {
-            total: None,
-            read: cap(r, share > 0),
-            write: cap(w, share < 100),
-        };
-        p.rate_iops = (rate.read.is_some() || rate.write.is_some()).then_some(rate);
-    }
     let think = opt(j, g, "thinktime").and_then(|v| value::time_us(v, false).ok());
     if let Some(us) = think.filter(|&us| us > 0) {
         p.think_time_ns = Some(us.saturating_mul(1000));
         p.think_every = Some(int_opt(j, g, "thinktime_blocks").unwrap_or(1).max(1));
     }
+    match rate_cap(p, j, g) {
+        Ok(rate) => {
+            p.rate_iops = rate;
+            None
+        }
+        Err(why) => Some(why),
+    }
+}
+
+/// How the warning of a rate cap [`rate_cap`] does not read begins.
+const RATE_UNREAD: &str = "fio's rate cap";
+
+/// Job `j`'s rate cap, `params.rate_iops`: its `rate` (bytes per second) and `rate_iops` per direction, with
+/// `rate_process`, mapped as `wkrun import fio` maps them ([`crate::fio::import::rate_per_job`]: a byte rate
+/// over the block size, or a block-size mix's mean size; fio takes `rate` over `rate_iops` for a direction
+/// both cap), each capped direction the job does times its jobs; `None` without a cap. A cap the import
+/// refuses (a cap on trims, a `rate` that is no whole number of I/Os per second of one size, a mix's rounded
+/// beyond 5 %, a `rate` with block sizes the options do not give) is the warning naming it, the parameter
+/// absent (attack 27: `rate=1m` was not read, so compare showed a capped job as an uncapped one).
+fn rate_cap(
+    p: &PhaseParams,
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+) -> Result<Option<crate::vocab::Rate>, String> {
+    use crate::fio::import::job::{Job, rate_caps, trim_cap};
+    use crate::fio::import::shape::Block;
+    let given = ["rate", "rate_iops"].map(|k| opt(j, g, k).map(|v| (k, v)));
+    let (Some(share), true) = (p.read_percent, given.iter().any(Option::is_some)) else {
+        return Ok(None);
+    };
+    let text = (given.iter().flatten())
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let refused = |why: String| {
+        format!(
+            "{RATE_UNREAD} ({text}) is not read: `wkrun import fio` refuses it ({why}), so params.rate_iops is absent (compare shows it as -, as a job without a cap)"
+        )
+    };
+    let mut job = Job::fio_default(crate::fio::Place::File("fio's JSON".into()));
+    (job.rw.read, job.rw.write, job.rwmixread) = (share > 0, share < 100, u64::from(share));
+    job.poisson = opt(j, g, "rate_process").map(str::trim) == Some("poisson");
+    for (k, v) in given.into_iter().flatten() {
+        if let Some(why) = trim_cap(v) {
+            return Err(refused(why));
+        }
+        let caps = rate_caps(v, kb_base(j, g, k)).map_err(|e| refused(format!("{k}: {e}")))?;
+        match k {
+            "rate" => job.rate_bytes = (caps, Some((job.at.clone(), v.trim().to_string()))),
+            _ => job.rate_iops = caps,
+        }
+    }
+    let block = match (&p.block_size_mix, p.block_size_bytes) {
+        (Some(m), _) => Block::Mix(m.iter().map(|e| (e.bytes, u64::from(e.weight))).collect()),
+        (None, Some(b)) => Block::One(b),
+        // One size, whatever it is, gives rate_iops exactly; a byte rate needs it.
+        (None, None) if job.rate_bytes.0 == [None; 2] => Block::One(4096),
+        (None, None) => return Err(refused("the job's block size is unknown".into())),
+    };
+    let [r, w] = crate::fio::import::rate_per_job(&job, &block).map_err(refused)?;
+    let jobs = u64::from(p.workers.unwrap_or(1));
+    let rate = crate::vocab::Rate {
+        total: None,
+        read: r.map(|c| c.saturating_mul(jobs)),
+        write: w.map(|c| c.saturating_mul(jobs)),
+    };
+    Ok((rate.read.is_some() || rate.write.is_some()).then_some(rate))
 }
 
 /// The `kb_base` (1024 or 1000) fio read job `j`'s size option `key` with (its own, else the global one,
@@ -2115,6 +2186,9 @@ pub fn no_storage_io(p: &PhaseResult) -> Option<&str> {
         .map(String::as_str)
 }
 
+/// How the warning of a span the options give not in bytes begins ([`span_warning`]).
+const SPAN_UNKNOWN: &str = "the span is unknown:";
+
 /// The warning of a job whose span fio's output does not give in bytes (its `params.span_bytes` is 0):
 /// [`whole_target`] for a job with no size, offset or file size, which fio runs over the whole of its target
 /// (`what`: `file` or `device`); else the options that make it unknown.
@@ -2131,7 +2205,7 @@ fn span_warning(
     match given.is_empty() {
         true => whole_target(what),
         false => format!(
-            "the span is unknown: the job's {} does not give it in bytes (params.span_bytes is 0)",
+            "{SPAN_UNKNOWN} the job's {} does not give it in bytes (params.span_bytes is 0)",
             given.join(" ")
         ),
     }

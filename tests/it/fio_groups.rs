@@ -53,7 +53,7 @@ const QD8: [&str; 7] = [
 /// The warning of fio's entry of a group of at least 2 unlike jobs, which `why` shows.
 pub(crate) fn unlike_group(why: &str) -> String {
     format!(
-        "fio's report is a group of at least 2 jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, workers and direct I/O are unknown (params.block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them"
+        "fio's report is a group of at least 2 jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its span, block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, syncs every N writes, seed, workers and direct I/O are unknown (params.span_start_bytes and span_bytes 0; block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, fsync, fdatasync, seed, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them"
     )
 }
 
@@ -131,7 +131,8 @@ fn unlike_read(text: &str, v: &Value, said: &str) {
 
 /// Attack 25 F1: fio's entry of a command line's group of a 64k randread job (libaio, iodepth 32) and a
 /// 4k randwrite job (psync): 48983 reads of 64 KiB (24479.26037 IOPS) beside options of `bs=4k`,
-/// `rw=randwrite`, `ioengine=psync`, named job b's. Block size, depth, engine and mix are unknown, with the
+/// `rw=randwrite`, `ioengine=psync`, named job b's. Block size, depth, engine, mix and span (attack 27: the
+/// report said b's `[0, 67108864)`, which both jobs had, but need not) are unknown, with the
 /// warning in validate, compare (under the table) and report, and fio's figures kept.
 #[test]
 fn a_command_lines_group_of_unlike_jobs_has_unknown_options() {
@@ -170,7 +171,7 @@ fn a_command_lines_group_of_unlike_jobs_has_unknown_options() {
         said.replace('"', "&quot;").replace('\'', "&#39;")
     )));
     assert!(
-        html.contains(">workload · span [0, 67108864) · 2.00 s<"),
+        html.contains(">workload · span unknown · 2.00 s<"),
         "{html}"
     );
     for said in ["4096 B blocks", "0 % reads", "engine psync"] {
@@ -337,4 +338,57 @@ fn real_fio_numjobs_clones_keep_their_depth() {
     let v = run_fio(d.path(), &args, "c.json");
     let text = std::fs::read_to_string(d.path().join("c.json")).expect("fio's JSON");
     clones_read(&text, &v);
+}
+
+const SPAN_FSYNC_SEED: &str = include_str!("../data/fio/fio-3.33-a27-group-span-fsync-seed.json");
+
+/// Attack 27 item 2: a group of unlike jobs' entry lists its last job's span, fsync and seed too (job a:
+/// `size=8m`, `fsync=4`, `randseed=7`; job b: `size=16m`, `fsync=8`, `randseed=9`; fio's entry, named a,
+/// lists b's); they are unknown with the rest (span 0, fsync and seed absent), the warning naming them, and
+/// fio's 535 syncs kept with no N (0: not one per N writes).
+#[test]
+fn a_group_of_unlike_jobs_has_no_span_fsync_or_seed() {
+    let v = doc(SPAN_FSYNC_SEED);
+    let o = &v["jobs"][0]["job options"];
+    assert_eq!(
+        [
+            &v["jobs"][0]["jobname"],
+            &o["name"],
+            &o["size"],
+            &o["fsync"],
+            &o["randseed"]
+        ],
+        ["a", "b", "16m", "8", "9"]
+    );
+    assert_eq!(u(&v, "/jobs/0/sync/total_ios"), 535);
+    let r = read(SPAN_FSYNC_SEED);
+    let p = &r.phases[0];
+    let q = &p.params;
+    assert_eq!(
+        (
+            q.span_start_bytes,
+            q.span_bytes,
+            q.fsync,
+            q.fdatasync,
+            q.seed
+        ),
+        (0, 0, None, None, None)
+    );
+    assert_eq!(vouched(q), <[Option<String>; 8]>::default());
+    let flushes = p.sync.as_ref().and_then(|s| s.flushes.as_ref());
+    assert_eq!(
+        flushes.map(|f| (f.call.as_str(), f.every_writes, f.ops)),
+        Some(("fsync", 0, 535))
+    );
+    let said = unlike_group(&named("b", "a"));
+    let warned: Vec<&String> = (p.warnings.iter())
+        .filter(|w| w.starts_with("fio's report is a group"))
+        .collect();
+    assert_eq!(warned, [&said]);
+    assert!(
+        !p.warnings
+            .iter()
+            .any(|w| w.starts_with("the span is unknown"))
+    );
+    assert_eq!(wkrun::fio::json::unknown_span(p), Some("unknown"));
 }

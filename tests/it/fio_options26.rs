@@ -249,3 +249,156 @@ fn a_job_name_fio_wrote_with_raw_control_characters_is_read_and_shown_escaped() 
     assert!(!raw(&html) && !html.contains("<script>"));
     assert_eq!(validate("e.json", ESCAPE_NAME), ok("e.json"));
 }
+
+const RATE_1M: &str = include_str!("../data/fio/fio-3.33-a27-rate-1m.json");
+const RATE_NONE: &str = include_str!("../data/fio/fio-3.33-a27-rate-none.json");
+const RATE_RW: &str = include_str!("../data/fio/fio-3.33-a27-rate-rw-numjobs2.json");
+const RATE_ODD: &str = include_str!("../data/fio/fio-3.33-a27-rate-100000.json");
+
+/// `wkrun import fio -- ARGS` run in `d`: its exit code, the spec it printed and its stderr.
+fn imported(d: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["import", "fio", "--"];
+    all.extend(args);
+    crate::common::code_out_err(&crate::common::wkrun(d, &all))
+}
+
+/// Attack 27 item 1: fio's `rate` (bytes per second per job) is read as `wkrun import fio` maps it, the
+/// same rate_iops: `rate=1m` on 4k reads is 256 I/Os per second (fio: 255.744256 IOPS over its 1 s), and
+/// `rate=1m,512k` on a 4k randrw job of `numjobs=2` 256 reads and 128 writes a job, 512 and 256 in all (fio:
+/// 511.488511 and 255.744256); the job without `rate` has none, and compare shows the two apart.
+#[test]
+fn a_byte_rate_is_the_rate_iops_the_import_gives() {
+    use wkrun::vocab::Rate;
+    let rate = |text: &str| read(text).phases[0].params.rate_iops;
+    let one = doc(RATE_1M);
+    assert_eq!(one["jobs"][0]["job options"]["rate"], "1m");
+    assert_eq!(one["jobs"][0]["read"]["iops"], 255.744256);
+    let cap = |read, write| {
+        Some(Rate {
+            total: None,
+            read,
+            write,
+        })
+    };
+    assert_eq!(rate(RATE_1M), cap(Some(256), None));
+    let rw = doc(RATE_RW);
+    assert_eq!(rw["jobs"][0]["job options"]["rate"], "1m,512k");
+    assert_eq!(
+        (
+            &rw["jobs"][0]["read"]["iops"],
+            &rw["jobs"][0]["write"]["iops"]
+        ),
+        (&511.488511.into(), &255.744256.into())
+    );
+    assert_eq!(rate(RATE_RW), cap(Some(512), Some(256)));
+    assert_eq!(rate(RATE_NONE), None);
+    for (name, text) in [("r.json", RATE_1M), ("w.json", RATE_RW)] {
+        assert!(
+            !read(text).phases[0]
+                .warnings
+                .iter()
+                .any(|w| w.starts_with("fio's rate cap"))
+        );
+        assert_eq!(validate(name, text), ok(name));
+    }
+    // The import of the same command lines gives the same caps.
+    let d = crate::common::tempdir();
+    let (code, spec, err) = imported(
+        d.path(),
+        &[
+            "--name=capped",
+            "--filename=t.dat",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=8m",
+            "--rate=1m",
+            "--runtime=1",
+            "--time_based",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(spec.contains("\nrate_iops = { read = 256 }\n"), "{spec}");
+    let (code, spec, err) = imported(
+        d.path(),
+        &[
+            "--name=mixed",
+            "--filename=t.dat",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=8m",
+            "--rate=1m,512k",
+            "--numjobs=2",
+            "--runtime=1",
+            "--time_based",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        spec.contains("\nrate_iops = { read = 512, write = 256 }\n"),
+        "{spec}"
+    );
+    crate::common::write_file(d.path(), "n.json", RATE_NONE);
+    crate::common::write_file(d.path(), "c.json", RATE_1M);
+    let (code, out, err) = crate::common::code_out_err(&crate::common::wkrun(
+        d.path(),
+        &["compare", "n.json", "c.json"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.contains("parameters that differ"))
+        .expect("a row of parameters that differ");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        [
+            "capped",
+            "parameters",
+            "that",
+            "differ",
+            "rate_iops=-",
+            "rate_iops={\"read\":256}"
+        ]
+    );
+}
+
+/// Attack 27 item 1: a `rate` the import refuses, `rate=100000` on 4k reads (24.41 I/Os per second, no
+/// whole number: `wkrun import fio` exits 2 without `--lossy`), leaves params.rate_iops absent with a
+/// warning naming it and the import's reason; fio ran it at 24.925224 IOPS.
+#[test]
+fn a_byte_rate_the_import_refuses_is_absent_with_a_warning() {
+    let v = doc(RATE_ODD);
+    assert_eq!(v["jobs"][0]["job options"]["rate"], "100000");
+    assert_eq!(v["jobs"][0]["read"]["iops"], 24.925224);
+    let r = read(RATE_ODD);
+    let p = &r.phases[0];
+    assert_eq!(p.params.rate_iops, None);
+    let said: Vec<&String> = (p.warnings.iter())
+        .filter(|w| w.starts_with("fio's rate cap"))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "fio's rate cap (rate=100000) is not read: `wkrun import fio` refuses it (`rate=100000`: fio paces a job's bytes per second and issues a 4096 B I/O when the bytes before it are due, so it issues rate / 4096 I/Os per second per job: reads 100000 / 4096 = 24.41, rounded to 24 (-1.7 %); wkrun's rate_iops is a whole number of I/Os per second, at least 1 (--lossy: rounded)), so params.rate_iops is absent (compare shows it as -, as a job without a cap)"
+        ]
+    );
+    let d = crate::common::tempdir();
+    let (code, out, err) = imported(
+        d.path(),
+        &[
+            "--name=odd",
+            "--filename=t.dat",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=8m",
+            "--rate=100000",
+            "--runtime=1",
+            "--time_based",
+        ],
+    );
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("reads 100000 / 4096 = 24.41, rounded to 24 (-1.7 %)"),
+        "{err}"
+    );
+}

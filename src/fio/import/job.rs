@@ -556,12 +556,9 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
         "name" => job.name = v.trim().to_string(),
         "description" => job.description = Some(v.trim().to_string()),
         "rate_iops" | "rate" => {
-            let parts = value::directions(v);
             let caps = rate_caps(v, kb)?;
-            if parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..] {
-                return Ok(Outcome::Refuse(
-                    "a cap on trims; wkrun's rate caps are for reads and writes".into(),
-                ));
+            if let Some(why) = trim_cap(v) {
+                return Ok(Outcome::Refuse(why));
             }
             if name == "rate_iops" {
                 job.rate_iops = caps;
@@ -598,6 +595,14 @@ pub fn rate_caps(v: &str, kb: u64) -> Result<[Option<u64>; 2], String> {
         caps[d] = p.map(|t| value::int(t, kb)).transpose()?.filter(|&n| n > 0);
     }
     Ok(caps)
+}
+
+/// Why the import refuses fio's `rate_iops` or `rate` value `v`: a cap on trims unlike its others (wkrun's
+/// caps are for reads and writes); `None` when it has none.
+pub fn trim_cap(v: &str) -> Option<String> {
+    let parts = value::directions(v);
+    (parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..])
+        .then(|| "a cap on trims; wkrun's rate caps are for reads and writes".into())
 }
 
 /// A flag: no value, or 0 or 1.

@@ -8,6 +8,7 @@
 
 pub mod job;
 mod rate;
+pub(crate) use rate::per_job as rate_per_job;
 pub mod schedule;
 pub mod shape;
 pub mod write;

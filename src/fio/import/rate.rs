@@ -56,6 +56,22 @@ pub(super) fn caps(
     (ours, rate_mix(job, read_percent, &fio, ours, notes))
 }
 
+/// fio's rate caps of `job` (its `rate`, `rate_iops` and `rate_process`, the directions it does) with block
+/// sizes `block`, as `wkrun import fio` maps them ([`caps`]): wkrun's `rate_iops` per direction per job, or
+/// why the import refuses them (without `--lossy`), each refused option as written and why. How fio's
+/// JSON output is read ([`crate::fio::json`]) with the import's rule.
+pub(crate) fn per_job(job: &Job, block: &Block) -> Result<[Option<u64>; 2], String> {
+    let (mut notes, mut refused) = (Vec::new(), Vec::new());
+    let (ours, _) = caps(job, block, job.rwmixread, &mut notes, &mut refused);
+    match refused.is_empty() {
+        true => Ok(ours),
+        false => Err((refused.iter())
+            .map(|r| format!("`{}`: {}", r.text, r.why))
+            .collect::<Vec<_>>()
+            .join("; ")),
+    }
+}
+
 /// fio's caps of the directions the job does; `None` without one.
 fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
     let used = [job.rw.read, job.rw.write];
