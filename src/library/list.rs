@@ -2,11 +2,12 @@
 
 use super::Entry;
 use super::entry::{IndexedFigure, PHASE_IOPS};
-use crate::report::compare::{can_lead, unit_decimals};
+use crate::report::compare::unit_decimals;
+use crate::results::headline::can_lead;
 use crate::spec::PhaseKind;
 
 /// The entry's lead figures, at most `n`: per phase, its first headline figure that can lead, by the one
-/// rule `wkrun compare` leads with ([`crate::report::compare::can_lead`]: a level with a direction and a
+/// rule `wkrun compare` leads with ([`crate::results::headline::can_lead`]: a level with a direction and a
 /// positive value), passing over the figures of the state before a point (`fill_once before iops`: the
 /// fresh drive, not the point the spec measures) while the phase has a later one, else its whole-phase
 /// IOPS. The phases that reached the steady state their headline declares come first, then the other

@@ -16,7 +16,7 @@
 //! runs, get a row saying how; with two runs or more, the last row is the composite ([`composite`]).
 
 use crate::report::verify_reads::{self, VerifySplit};
-use crate::results::headline::{self, Covers, is_level};
+use crate::results::headline::{self, Covers, can_lead, is_level};
 use crate::results::{
     BUSY_HOST, Better, DirStats, Figure, KeptWaits, PhaseResult, Results, Status,
 };
@@ -1971,15 +1971,6 @@ impl Lead {
 /// A headline figure that can lead ([`can_lead`]).
 fn leading(f: &Figure) -> Option<(f64, Better)> {
     can_lead(&f.key, f.value, f.better)
-}
-
-/// Whether a headline figure, keyed `key`, of value `value` and direction `better`, can lead a phase, the
-/// one rule of [`pair_lead`], of the figure a phase leads with on its own and of `wkrun library list`'s
-/// lead figures ([`crate::library::list::leads`]): a level ([`is_level`]) with a direction and a positive
-/// value; its value and direction then.
-pub fn can_lead(key: &str, value: Option<f64>, better: Option<Better>) -> Option<(f64, Better)> {
-    let v = value.filter(|v| *v > 0.0)?;
-    is_level(key).then_some((v, better?))
 }
 
 /// The lead figure of a pair of phases, the one definition: of `base` (the first run's) and its twin `p`,

@@ -39,6 +39,15 @@ pub fn is_level(key: &str) -> bool {
         )
 }
 
+/// Whether a headline figure, keyed `key`, of value `value` and direction `better`, can lead a phase: a
+/// level ([`is_level`]) with a direction and a positive value; its value and direction then. The one rule
+/// of `wkrun compare`'s lead figures (`report::compare::pair_lead`, and the figure a phase leads with on
+/// its own) and of `wkrun library list`'s.
+pub fn can_lead(key: &str, value: Option<f64>, better: Option<Better>) -> Option<(f64, Better)> {
+    let v = value.filter(|v| *v > 0.0)?;
+    is_level(key).then_some((v, better?))
+}
+
 const HI: Option<Better> = Some(Better::Higher);
 const LO: Option<Better> = Some(Better::Lower);
 
