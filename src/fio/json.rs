@@ -633,7 +633,13 @@ fn phase(
     let b = blocks(clones, g).map_err(|e| vec![e])?;
     let end_syncs = syncs_at_end(clones, g);
     hold(clones, g, &b, end_syncs)?;
-    let (mut params, said) = params(j, g);
+    let unlike_why = super::plausible::unlike_group(j, g);
+    // The options of a group of unlike jobs are its last job's: neither their parameters nor their
+    // warnings are the group's (attack 27: its span, fsync, seed, O_SYNC and offset_increment were).
+    let (params, said) = match unlike_why {
+        None => params(j, g),
+        Some(_) => (PhaseParams::with_span(0, 0), Vec::new()),
+    };
     let mut warnings = phase_warnings(clones, g, &b, said);
     warnings.extend(
         clones
@@ -641,12 +647,7 @@ fn phase(
             .find_map(|(_, j)| super::plausible::sq_poll_note(j, g))
             .map(String::from),
     );
-    if let Some(why) = super::plausible::unlike_group(j, g) {
-        // The options are the group's last job's: neither their parameters nor their warnings are the group's.
-        warnings.retain(|w| !last_job_said(w));
-        warnings.push(unlike(j, &why));
-        unvouched(&mut params);
-    }
+    warnings.extend(unlike_why.map(|why| unlike(j, &why)));
     let syncs = b.syncs.as_ref().is_some_and(|s| s.stats.ops > 0);
     if syncs && clones.iter().any(|(_, j)| super::plausible::summed_jobs(j)) {
         warnings.push(super::plausible::DEPTHS_UNKNOWN.into());
@@ -691,20 +692,12 @@ fn phase(
 }
 
 /// The warning of fio's report `j` of a group of unlike jobs ([`super::plausible::unlike_group`], `why`):
-/// the group's size, the evidence, and the parameters read as unknown ([`unvouched`]).
+/// the group's size, the evidence, and the parameters read as unknown (every one its options give).
 fn unlike(j: &Map<String, Value>, why: &str) -> String {
     format!(
-        "{UNLIKE} {} jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its span, block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, syncs every N writes, seed, workers and direct I/O are unknown (params.span_start_bytes and span_bytes 0; block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, fsync, fdatasync, seed, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them",
+        "{UNLIKE} {} jobs whose options may differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its span, block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, O_SYNC writes, syncs every N writes, seed, workers and direct I/O are unknown (params.span_start_bytes and span_bytes 0; block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, sync, fsync, fdatasync, seed, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them",
         super::plausible::group_jobs(j)
     )
-}
-
-/// Whether warning `w` is one of those the options of a job give (its buffered I/O, engine, span or rate
-/// cap): of an unlike group's entry, the last job's, not the group's.
-fn last_job_said(w: &str) -> bool {
-    let span = [whole_target("file"), whole_target("device")].contains(&w.to_string())
-        || w.starts_with(SPAN_UNKNOWN);
-    buffered_job(w) || w.starts_with(ENGINE_SAID) || w.starts_with(RATE_UNREAD) || span
 }
 
 /// How the warning of [`unlike`] begins.
@@ -715,24 +708,14 @@ pub fn unlike_group(p: &PhaseResult) -> Option<&str> {
     warned(p, UNLIKE)
 }
 
-/// The parameters a group of unlike jobs' report (read from its last job's options) cannot vouch for,
-/// made unknown: its span (0, as a span the options do not give in bytes), block sizes, depth, engine, read
-/// and trim shares, pattern, distribution, rate cap, think time, syncs every N writes, seed, workers and
-/// direct I/O. Attack 27: the span, `fsync` and `randseed` were the last job's.
-fn unvouched(p: &mut PhaseParams) {
-    (p.span_start_bytes, p.span_bytes) = (0, 0);
-    (p.fsync, p.fdatasync, p.seed) = (None, None, None);
-    (p.block_size_bytes, p.queue_depth, p.engine) = (None, None, None);
-    (p.read_percent, p.trim_percent, p.pattern) = (None, None, None);
-    (p.workers, p.direct) = (None, None);
-    (p.block_size_mix, p.distribution, p.rate_iops) = (None, None, None);
-    (p.think_time_ns, p.think_every) = (None, None);
-}
-
 /// The warning of phase `p` that says fio's lat and clat are not held to each other (io_uring with
 /// `sqthread_poll`, [`super::plausible::sq_poll_note`]), if any.
 pub fn sq_poll(p: &PhaseResult) -> Option<&str> {
-    let said = [super::plausible::SQ_POLL, super::plausible::SQ_POLL_SEEN];
+    let said = [
+        super::plausible::SQ_POLL,
+        super::plausible::SQ_POLL_SEEN,
+        super::plausible::SQ_POLL_GROUP,
+    ];
     p.warnings
         .iter()
         .map(String::as_str)
@@ -1685,7 +1668,7 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
     let every = |k: &str| int_opt(j, g, k).filter(|&n| n > 0);
     (p.fsync, p.fdatasync) = (every("fsync"), every("fdatasync"));
     p.seed = int_opt(j, g, "randseed");
-    let rate_unread = shape(&mut p, j, g);
+    let shaped = shape(&mut p, j, g);
     let other_engine = engine.is_none().then(|| engine_warning(fio_engine));
     // fio's default is buffered (direct=0, or buffered=1); its null engine does no I/O.
     let buffered = engine.is_some_and(|e| e != EngineKind::Null) && p.direct != Some(true);
@@ -1699,7 +1682,7 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         unknown
             .into_iter()
             .chain(apart)
-            .chain(rate_unread)
+            .chain(shaped)
             .chain(other_engine)
             .chain(cached)
             .collect(),
@@ -1775,13 +1758,13 @@ pub const SAID_WHEN_ABSENT: [&str; 5] = [
 /// uniform, uncapped one): `random_distribution` (`params.distribution` as wkrun writes it, fio's own
 /// spelling where wkrun has no such law), `percentage_random` (0: sequential offsets; 100: random; between,
 /// `params.pattern` absent), `rate_iops` and `rate` (`params.rate_iops`, [`rate_cap`]), `thinktime`
-/// (`think_time_ns`, `think_every` its `thinktime_blocks`, 1 by default). The warning of a rate cap the
-/// import refuses, if any.
+/// (`think_time_ns`, `think_every` its `thinktime_blocks`, 1 by default, [`think_time`]). The warnings of
+/// a think time or a rate cap the import refuses, if any.
 fn shape(
     p: &mut PhaseParams,
     j: &Map<String, Value>,
     g: Option<&Map<String, Value>>,
-) -> Option<String> {
+) -> Vec<String> {
     let random = p.pattern == Some(Pattern::Random);
     if let Some(v) = opt(j, g, "random_distribution").filter(|_| random) {
         p.distribution = match crate::fio::import::job::fio_distribution(v) {
@@ -1794,19 +1777,55 @@ fn shape(
         Some(n) if n < 100 => p.pattern = None,
         _ => {}
     }
-    let think = opt(j, g, "thinktime").and_then(|v| value::time_us(v, false).ok());
-    if let Some(us) = think.filter(|&us| us > 0) {
-        p.think_time_ns = Some(us.saturating_mul(1000));
-        p.think_every = Some(int_opt(j, g, "thinktime_blocks").unwrap_or(1).max(1));
-    }
+    let think = think_time(p, j, g);
     match rate_cap(p, j, g) {
         Ok(rate) => {
             p.rate_iops = rate;
-            None
+            think.into_iter().collect()
         }
-        Err(why) => Some(why),
+        Err(why) => think.into_iter().chain([why]).collect(),
     }
 }
+
+/// fio's options that change how a think time (`thinktime`) is spent or when it comes, beyond
+/// `thinktime_blocks`: each one `wkrun import fio` refuses (but for its neutral value) leaves the think
+/// time unread ([`think_time`]).
+const THINK_SHAPERS: [&str; 3] = [
+    "thinktime_iotime",
+    "thinktime_spin",
+    "thinktime_blocks_type",
+];
+
+/// Job `j`'s think time into `p` (`think_time_ns`, and `think_every` its `thinktime_blocks`, 1 by default),
+/// as `wkrun import fio` maps it; the warning naming the option where one of [`THINK_SHAPERS`] is given
+/// that the import refuses ([`crate::fio::import::job::refusal`]: the same rule), both parameters then
+/// absent. Attack 27 F7 (fio 3.33, measured): `thinktime=1ms` alone made 917 IOPS, with
+/// `thinktime_iotime=100ms` (a think after each 100 ms of I/O) 16,280, and both were read as a think after
+/// every I/O.
+fn think_time(
+    p: &mut PhaseParams,
+    j: &Map<String, Value>,
+    g: Option<&Map<String, Value>>,
+) -> Option<String> {
+    let given = opt(j, g, "thinktime")?;
+    let us = value::time_us(given, false).ok().filter(|&us| us > 0)?;
+    let refused = THINK_SHAPERS.iter().find_map(|k| {
+        let v = opt(j, g, k)?;
+        let why = crate::fio::import::job::refusal(k, v)?;
+        Some(format!("{k}={v} ({why})"))
+    });
+    if let Some(why) = refused {
+        return Some(format!(
+            "{THINK_UNREAD} (thinktime={given}) is not read: `wkrun import fio` refuses {why}, so params.think_time_ns and think_every are absent (compare shows them as -, as a job without a think time)"
+        ));
+    }
+    p.think_time_ns = Some(us.saturating_mul(1000));
+    p.think_every = Some(int_opt(j, g, "thinktime_blocks").unwrap_or(1).max(1));
+    None
+}
+
+/// How the warning of a think time [`think_time`] does not read begins.
+const THINK_UNREAD: &str = "fio's think time";
 
 /// How the warning of a rate cap [`rate_cap`] does not read begins.
 const RATE_UNREAD: &str = "fio's rate cap";

@@ -218,17 +218,34 @@ pub const SQ_POLL_SEEN: &str = "fio's io_uring job reports a total latency (lat)
 /// if they are not: [`SQ_POLL`] for a job with `sqthread_poll` in its options ([`sq_polled`]), else
 /// [`SQ_POLL_SEEN`] for one on io_uring whose lat min, mean or max in a direction is below its clat's:
 /// fio lists no option given as a bare flag (attack 24: `--sqthread_poll` at iodepth 32, lat mean
-/// 4783946.9 ns beside clat mean 639981691.2, and no sqthread_poll in its JSON).
+/// 4783946.9 ns beside clat mean 639981691.2, and no sqthread_poll in its JSON). A group of unlike jobs
+/// ([`unlike_group`]) has neither, its options being its last job's: [`SQ_POLL_GROUP`] where a direction
+/// shows it, whichever of its jobs polled (attack 27 F2: an io_uring sqthread_poll randwrite job before a
+/// psync randread one, write lat mean 267972.2 ns beside clat mean 1660862655.5, was refused; the order
+/// reversed kept the last job's SQ_POLL beside the warning that its engine is unknown).
 pub fn sq_poll_note(
     j: &Map<String, Value>,
     g: Option<&Map<String, Value>>,
 ) -> Option<&'static str> {
+    if unlike_group(j, g).is_some() {
+        return lat_below_clat(j).then_some(SQ_POLL_GROUP);
+    }
     if sq_polled(j, g) {
         return Some(SQ_POLL);
     }
     let engine = (j.get("job options").and_then(|o| o.get("ioengine")))
         .or_else(|| g.and_then(|g| g.get("ioengine")))
         .and_then(Value::as_str);
+    (engine == Some("io_uring") && lat_below_clat(j)).then_some(SQ_POLL_SEEN)
+}
+
+/// The warning of fio's report of a group of unlike jobs ([`unlike_group`]: their engines unknown) whose
+/// total latency is below its completion latency in a direction ([`sq_poll_note`]).
+pub const SQ_POLL_GROUP: &str = "fio's report of a group of jobs whose engines are unknown (fio lists its last job's options alone) has a total latency (lat) below its completion latency (clat), as fio 3.33 reports for a job on io_uring with sqthread_poll (a kernel thread polls its submission queue): read as such a job among them, so lat and clat are not held to each other, and neither is wkrun's submission-to-completion time";
+
+/// Whether a direction of report `j` (its `mixed` block too) has a total latency's min, mean or max below
+/// its completion latency's: fio 3.33's report of a job on io_uring with `sqthread_poll` ([`sq_polled`]).
+fn lat_below_clat(j: &Map<String, Value>) -> bool {
     let below = |o: &Map<String, Value>| {
         let b = |k: &str| {
             o.get(k)
@@ -241,10 +258,9 @@ pub fn sq_poll_note(
         f(lat, "mean") + PRINTED < f(clat, "mean")
             || ["min", "max"].iter().any(|k| n(lat, k) < n(clat, k))
     };
-    let seen = (DIRS.iter().chain(&["mixed"]))
+    (DIRS.iter().chain(&["mixed"]))
         .filter_map(|d| j.get(*d).and_then(Value::as_object))
-        .any(below);
-    (engine == Some("io_uring") && seen).then_some(SQ_POLL_SEEN)
+        .any(below)
 }
 
 fn direction(o: &Map<String, Value>, job_ms: Option<u64>, polled: bool) -> Result<(), String> {
@@ -612,7 +628,8 @@ fn listed_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> bool 
 /// with I/Os that the options' `rw` does none of (without `verify`, whose reads a write job makes), or I/Os
 /// that fit none of the options' block sizes (attack 24: a 4k and a 64k job, 35,282.8 B an I/O). A job's
 /// own report whose I/Os fit no size is refused (`counted`). A group of identical jobs (`numjobs` under
-/// `group_reporting`, or jobs alike under one name) shows none, and keeps its options.
+/// `group_reporting`) shows none, and keeps its options; a group of more jobs than its options' `numjobs`
+/// (`more_jobs`) is one of unlike jobs as far as fio's JSON can tell, whether or not they were alike.
 pub fn unlike_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
     let named = (j.get("job options").and_then(|o| o.get("name"))).and_then(Value::as_str);
     let entry = j.get("jobname").and_then(Value::as_str).unwrap_or("");
@@ -638,8 +655,31 @@ pub fn unlike_group(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> O
             ))
         })
     };
-    let why = undone_direction(j, g).or_else(sizes)?;
+    let why = (undone_direction(j, g).or_else(sizes)).or_else(|| more_jobs(j, g))?;
     Some(sums + &why)
+}
+
+/// Why summed report `j` (with the global options `g`) holds more jobs than its options' `numjobs`, in
+/// words, if it does: its `job_runtime` over its longest direction's runtime ([`group_jobs`]) is more
+/// than that `numjobs` (1 where absent), so the group holds a job the options fio lists are not those of,
+/// and nothing in fio's JSON gives that job's options. Attack 27 F6 (fio 3.33, measured): two `[capped]`
+/// jobs under `group_reporting` at rate_iops=100 and 300 made one entry of 399.8 IOPS listing
+/// `rate_iops=300` alone, job_runtime 4000 beside a read runtime of 2001 ms; at iodepth 1 and 32, one
+/// listing `iodepth=32`. `None` without a direction's runtime (cpuio, exec: no runtime to divide by) or
+/// with `verify` (a job's verify reads add their time to its job_runtime, not to its write runtime:
+/// measured, job_runtime 791 beside write 418 and read 375 ms).
+fn more_jobs(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> Option<String> {
+    let verify = super::json::opt(j, g, "verify").is_some_and(|v| v != "0" && v != "none");
+    if verify || longest_runtime(j) == 0 || !summed_jobs(j) {
+        return None;
+    }
+    let listed = super::json::int_opt(j, g, "numjobs").unwrap_or(1).max(1);
+    let jobs = group_jobs(j);
+    (jobs > listed).then(|| {
+        format!(
+            "it holds more jobs than the numjobs={listed} of the options fio lists with it (at least {jobs}: its job_runtime over that runtime), so those options are one job's, and the others' (their rate cap, depth or think time, which no figure shows) are not given"
+        )
+    })
 }
 
 /// The first direction of report `j` (with the global options `g`) with I/Os where its options' `rw` does

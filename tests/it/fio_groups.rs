@@ -2,8 +2,9 @@
 //! under its first job's name with its LAST job's options: given on the command line to a 64k randread job
 //! on libaio at iodepth 32 and a 4k randwrite job on psync, the one entry read as "4096 B blocks · 0 %
 //! reads · engine psync" beside 24479 read IOPS, with no word. Such an entry's block size, depth, engine
-//! and mix are unknown, and validate, compare and report say why; a group of identical jobs keeps its
-//! options, and so does each of a job's numjobs clones (each its own report). The files are real fio 3.33
+//! and mix are unknown, and validate, compare and report say why; so are a group of identical jobs' (fio's
+//! JSON cannot tell them from jobs of one name whose caps or depths differ, attack 27 F6), while a numjobs
+//! group keeps its options, and so does each of a job's numjobs clones (each its own report). The files are real fio 3.33
 //! output (`tests/data/fio/README.md`); each case is also run on the real fio, skipped (said) without it.
 
 use crate::common::{code_out_err, tempdir, wkrun, write_file};
@@ -12,7 +13,7 @@ use crate::fio_trial::{run_fio, with_fio};
 use serde_json::Value;
 use wkrun::plan::PhaseParams;
 use wkrun::results::Results;
-use wkrun::vocab::{EngineKind, Pattern};
+use wkrun::vocab::EngineKind;
 
 const UNLIKE: &str = include_str!("../data/fio/fio-3.33-group-cmdline-unlike.json");
 const ALIKE: &str = include_str!("../data/fio/fio-3.33-group-cmdline-alike.json");
@@ -52,8 +53,13 @@ const QD8: [&str; 7] = [
 
 /// The warning of fio's entry of a group of at least 2 unlike jobs, which `why` shows.
 pub(crate) fn unlike_group(why: &str) -> String {
+    unlike_group_of(2, why)
+}
+
+/// The warning of fio's entry of a group of at least `jobs` unlike jobs, which `why` shows.
+pub(crate) fn unlike_group_of(jobs: u64, why: &str) -> String {
     format!(
-        "fio's report is a group of at least 2 jobs whose options differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its span, block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, syncs every N writes, seed, workers and direct I/O are unknown (params.span_start_bytes and span_bytes 0; block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, fsync, fdatasync, seed, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them"
+        "fio's report is a group of at least {jobs} jobs whose options may differ (group_reporting: fio writes a group under its first job's name with its last job's options, and lists no other job's): {why}; so its span, block sizes, queue depth, engine, read and trim shares, pattern, distribution, rate cap, think time, O_SYNC writes, syncs every N writes, seed, workers and direct I/O are unknown (params.span_start_bytes and span_bytes 0; block_size_bytes, block_size_mix, queue_depth, engine, read_percent, trim_percent, pattern, distribution, rate_iops, think_time_ns, think_every, sync, fsync, fdatasync, seed, workers and direct absent), not the last job's; its I/Os, bytes, IOPS, bandwidth and latency are the group's, as fio measured them"
     )
 }
 
@@ -197,11 +203,13 @@ fn real_fio_group_of_unlike_jobs_has_unknown_options() {
     unlike_read(&text, &v, &unlike_group(&named("b", "a")));
 }
 
-/// A group of identical jobs keeps its options: two identical `--name=a` jobs under `--group_reporting`
-/// (one entry, named a with a's options: 82923 reads at 82840.15984 IOPS, job_runtime 2000 ms beside a
-/// read runtime of 1001 ms), and fio's numjobs=4 group.
+/// Two identical `--name=a` jobs under `--group_reporting` (one entry, named a with a's options: 82923
+/// reads at 82840.15984 IOPS, job_runtime 2000 ms beside a read runtime of 1001 ms) read as unknown
+/// options: fio's JSON lists the last job's options alone, and two jobs of one name whose rate caps or
+/// depths differ make the same entry (attack 27 F6), so more jobs than the listed numjobs (1) are not known
+/// alike. fio's numjobs=4 group (no more jobs than its numjobs) keeps its options.
 #[test]
-fn a_group_of_identical_jobs_keeps_its_options() {
+fn a_group_of_identical_jobs_is_not_known_alike() {
     let v = doc(ALIKE);
     assert_eq!(
         ["/jobs/0/read/total_ios", "/jobs/0/job_runtime"].map(|k| u(&v, k)),
@@ -230,42 +238,40 @@ fn a_group_of_identical_jobs_keeps_its_options() {
     );
 }
 
-/// The alike group `text` (fio's JSON `v`, its read IOPS `iops`): one phase of a's options, no group
-/// warning, validated with no note.
+/// The group of two alike jobs `text` (fio's JSON `v`, its read IOPS `iops`): one phase, every parameter
+/// unknown, fio's IOPS kept, the group warning of its job_runtime (the jobs' summed) beside its read
+/// runtime, in validate's note.
 fn alike_read(text: &str, v: &Value, iops: f64) {
     assert_eq!(v["jobs"].as_array().map(Vec::len), Some(1));
     assert_eq!(v["jobs"][0]["job options"]["name"], "a");
+    assert_eq!(v["jobs"][0]["job options"]["iodepth"], "8");
     let r = read(text);
     assert_eq!(r.phases.len(), 1);
     let p = &r.phases[0];
-    assert_eq!(
-        (p.params.block_size_bytes, p.params.queue_depth),
-        (Some(4096), Some(8))
-    );
-    assert_eq!(
-        (p.params.engine, p.params.read_percent, p.params.pattern),
-        (Some(EngineKind::Libaio), Some(100), Some(Pattern::Random))
-    );
+    assert_eq!(p.params, PhaseParams::with_span(0, 0));
     assert_eq!(p.read.iops, iops);
-    assert!(
-        !p.warnings
-            .iter()
-            .any(|w| w.starts_with("fio's report is a group"))
-    );
+    let (summed, runtime) = (u(v, "/jobs/0/job_runtime"), u(v, "/jobs/0/read/runtime"));
+    let said = unlike_group(&format!(
+        "its job_runtime, {summed} ms, sums its jobs' (more than its longest direction's runtime, {runtime} ms), and it holds more jobs than the numjobs=1 of the options fio lists with it (at least 2: its job_runtime over that runtime), so those options are one job's, and the others' (their rate cap, depth or think time, which no figure shows) are not given"
+    ));
+    let warned: Vec<&String> = (p.warnings.iter())
+        .filter(|w| w.starts_with("fio's report is a group"))
+        .collect();
+    assert_eq!(warned, [&said]);
     assert_eq!(
         validate("s.json", text),
         (
             0,
             "s.json: ok (results, 1 phase, 0 series CSVs)\n".to_string(),
-            String::new()
+            format!("note: s.json: job \"a\": {said}\n")
         )
     );
 }
 
 /// The same on the real fio.
 #[test]
-fn real_fio_group_of_identical_jobs_keeps_its_options() {
-    let Some((d, _, file)) = with_fio("real_fio_group_of_identical_jobs_keeps_its_options", "F")
+fn real_fio_group_of_identical_jobs_is_not_known_alike() {
+    let Some((d, _, file)) = with_fio("real_fio_group_of_identical_jobs_is_not_known_alike", "F")
     else {
         return;
     };

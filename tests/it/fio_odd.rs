@@ -412,12 +412,16 @@ fn a_group_of_jobs_at_different_depths_validates_with_a_note() {
     );
     assert_eq!(d["jobs"][0]["job options"]["iodepth"], "1");
     let note = wkrun::fio::plausible::DEPTHS_UNKNOWN;
+    // fiogroup28: more jobs than the listed numjobs (1), so an unlike group too.
+    let unlike = crate::fio_groups::unlike_group(
+        "its job_runtime, 2000 ms, sums its jobs' (more than its longest direction's runtime, 1001 ms), and it holds more jobs than the numjobs=1 of the options fio lists with it (at least 2: its job_runtime over that runtime), so those options are one job's, and the others' (their rate cap, depth or think time, which no figure shows) are not given",
+    );
     assert_eq!(
         validate("group.json", text),
         (
             0,
             "group.json: ok (results, 1 phase, 0 series CSVs)\n".to_string(),
-            format!("note: group.json: job \"a\": {note}\n")
+            format!("note: group.json: job \"a\": {note}\nnote: group.json: job \"a\": {unlike}\n")
         )
     );
     let mut none = d.clone();

@@ -5,7 +5,7 @@
 use crate::fio::jobfile::Section;
 use crate::fio::value::{self, Size};
 use crate::fio::{Place, Problem, unknown_option};
-use crate::spec::fio::{FioType, Import, fio_option, row};
+use crate::spec::fio::{FioOption, FioType, Import, fio_option, row};
 use crate::vocab::DataPattern;
 
 /// fio's `rw`: the offsets' order and the directions.
@@ -285,12 +285,12 @@ pub fn apply(job: &mut Job, section: &Section, problems: &mut Vec<Problem>) {
             continue;
         }
         let value = o.value.as_deref().unwrap_or("");
-        let outcome = match row(fo.name).map(|r| (r.import, r)) {
-            None => Ok(Outcome::Refuse(no_meaning(fo.name, fo.from))),
-            Some((Import::Noted, r)) => Ok(Outcome::Note(r.hint.to_string())),
-            Some((Import::Refused, r)) if r.neutral.contains(&value.trim()) => Ok(Outcome::Done),
-            Some((Import::Refused, r)) => Ok(Outcome::Refuse(r.hint.to_string())),
-            Some((Import::Mapped, _)) => map(job, fo.name, value, &o.at),
+        let outcome = match (refused(&fo, value), row(fo.name).map(|r| (r.import, r))) {
+            (Some(why), _) => Ok(Outcome::Refuse(why)),
+            (None, Some((Import::Noted, r))) => Ok(Outcome::Note(r.hint.to_string())),
+            (None, Some((Import::Mapped, _))) => map(job, fo.name, value, &o.at),
+            // A refused row's neutral value (fio's default) asks for nothing.
+            (None, _) => Ok(Outcome::Done),
         };
         let remark = |why: String| Remark {
             at: o.at.clone(),
@@ -304,6 +304,25 @@ pub fn apply(job: &mut Job, section: &Section, problems: &mut Vec<Problem>) {
             Err(why) => problems.push(Problem::new(o.at.clone(), format!("{}: {why}", o.text()))),
         }
     }
+}
+
+/// Why `wkrun import fio` refuses fio's option `fo` with `value`, if it does: one the table
+/// ([`crate::spec::fio::FIO_KEYS`]) has no row for, or a refused row's value other than its neutral ones.
+fn refused(fo: &FioOption, value: &str) -> Option<String> {
+    match row(fo.name) {
+        None => Some(no_meaning(fo.name, fo.from)),
+        Some(r) if r.import == Import::Refused && !r.neutral.contains(&value.trim()) => {
+            Some(r.hint.to_string())
+        }
+        Some(_) => None,
+    }
+}
+
+/// Why `wkrun import fio` refuses fio's option `name` (or an alias of it) with `value`, if it does ([`apply`]'s
+/// rule), as fio's JSON output reads it back (`fio::json`: a think time shaped by an option the import
+/// refuses is not read); `None` for an option it maps or notes, or one fio does not know.
+pub fn refusal(name: &str, value: &str) -> Option<String> {
+    refused(&fio_option(name)?, value)
 }
 
 /// Why an option the table has no row for is refused.
