@@ -529,7 +529,7 @@ fn job(p: &PhaseSpec, on: On, file_size: Option<u64>, e: &mut Exported) -> Optio
     // psync's threads of one worker draw from its one stream: uniform random draws are fio's jobs each over
     // the worker's whole region.
     let shared = p.workers_split == Some(WorkersSplit::Shared) || (uniform && workers == 1);
-    if !region(p, (jobs, file_size), shared, &mut say, e) {
+    if !region(p, (jobs, file_size), (shared, on), &mut say, e) {
         return None;
     }
     rest(p, jobs, &mut say, e);
@@ -734,7 +734,7 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
 fn region(
     p: &PhaseSpec,
     (jobs, file_size): (u64, Option<u64>),
-    shared: bool,
+    (shared, on): (bool, On),
     say: &mut impl FnMut(&str, String),
     e: &mut Exported,
 ) -> bool {
@@ -794,7 +794,14 @@ fn region(
         e.cannot.push(format!("phase {}: fio's null engine opens no file, so it needs the job's region in bytes (size=, offset=; a percentage, or no size, ends the job with \"you need to specify size=\", error 22), and the job file does not state the file's size: export with --target naming the existing file or device (its size is read) or --target-size for a file to create, or give span and offset in bytes", p.name));
         return false;
     }
-    if let Some(v) = offset {
+    // fio 3.33's null engine on a block device does no I/O in a job whose offset is not below its size, and
+    // one I/O offset over and over in another with an offset (measured on a loop device; from offset 0 it
+    // draws over its region as on a file): its jobs there start at 0, each over a region of its part's size.
+    let from_zero = null && on != On::Files && (offset.is_some() || (jobs > 1 && !shared));
+    if from_zero {
+        e.differs.push(format!("phase {}: fio's null engine on a block device does no I/O (or repeats one offset) in a job that starts past offset 0, so each of its jobs runs over [0, {}) instead of its part of the span: the same amount of I/O, which the null engine does not do, at other offsets", p.name, part.as_deref().unwrap_or_default()));
+    }
+    if let Some(v) = offset.filter(|_| !from_zero) {
         say("offset", v);
     }
     if let Some(v) = &part {
@@ -802,7 +809,7 @@ fn region(
     }
     if jobs > 1 {
         say("numjobs", jobs.to_string());
-        if !shared {
+        if !shared && !from_zero {
             say("offset_increment", part.unwrap_or_default());
         }
     }
@@ -1159,8 +1166,9 @@ expect = "header"
     }
 
     /// Trial 27 L5, M2: the size of a device (or file) that exists, read at export, splits the workers'
-    /// parts and states a null-engine job's region in bytes, with no filesize; without it, the null job is
-    /// refused (fio's null engine opens no file and needs `size=` in bytes).
+    /// parts and states a null-engine job's region in bytes, with no filesize (on a device each null job
+    /// from offset 0); without it, the null job is refused (fio's null engine opens no file and needs
+    /// `size=` in bytes).
     #[test]
     fn an_existing_target_of_known_size_is_in_bytes() {
         let text = "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"/dev/loop9\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nqueue_depth = 8\n[[phase]]\nname = \"nul\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 100\nworkers = 2\nspan = \"50%\"\nduration = \"1s\"\n";
@@ -1172,10 +1180,11 @@ expect = "header"
                 && e.text
                     .contains("iodepth=1\nsize=32m\nnumjobs=8\noffset_increment=32m\n")
                 && e.text
-                    .contains("ioengine=null\ndirect=1\nrw=randread\nnorandommap=1\nbs=4k\niodepth=1\nsize=64m\nnumjobs=2\noffset_increment=64m\n"),
+                    .contains("ioengine=null\ndirect=1\nrw=randread\nnorandommap=1\nbs=4k\niodepth=1\nsize=64m\nnumjobs=2\nruntime=1s\n"),
             "{}",
             e.text
         );
+        assert!(e.differs.contains(&"phase nul: fio's null engine on a block device does no I/O (or repeats one offset) in a job that starts past offset 0, so each of its jobs runs over [0, 64m) instead of its part of the span: the same amount of I/O, which the null engine does not do, at other offsets".to_string()), "{:?}", e.differs);
         assert_eq!(
             e.differs.last().map(String::as_str),
             Some(
