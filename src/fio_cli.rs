@@ -73,11 +73,15 @@ fn misplaced(args: &[String]) -> String {
     }
 }
 
+/// The command line's targets as `[target]`, with the size of each that exists ([`command_targets`]).
+type Targets = (TargetSection, Vec<Option<u64>>);
+
 /// `wkrun export fio SPEC [--target PATH]... [--target-size SIZE] [-o FILE]`.
 pub fn cmd_export(spec: &Path, output: Option<&Path>, a: &TargetArgs) -> Result<(), Fail> {
     let s = wkrun::spec::load_file(spec).map_err(|e| Fail(e.exit_code(), e.to_string()))?;
-    let on = command_targets(&s, a)?;
-    let e = wkrun::fio::export::export_on(&s, on.as_ref()).map_err(|e| {
+    let (on, sizes) = command_targets(&s, a)?.unzip();
+    let sizes = sizes.unwrap_or_default();
+    let e = wkrun::fio::export::export_sized(&s, on.as_ref(), &sizes).map_err(|e| {
         Fail(
             e.exit_code(),
             format!("{e}\nnothing was written (fio would read the job file otherwise than the spec means)"),
@@ -96,8 +100,10 @@ pub fn cmd_export(spec: &Path, output: Option<&Path>, a: &TargetArgs) -> Result<
 /// given), checked as `wkrun plan` checks a run's: a path fio would read otherwise, a simulated drive
 /// beside a real target, a target the spec does not plan on (each exit 2, nothing written). Nothing is
 /// created or written; the plan's notes go to stderr. `--target-size` is the size of a file wkrun (and
-/// fio) would create: for targets that all exist it is left out, as a run ignores it.
-fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<TargetSection>, Fail> {
+/// fio) would create: for targets that all exist it is left out, as a run ignores it. Beside it, each
+/// target's size when it exists (a file or block device, as the plan's probe read it; `None` for one to
+/// create or a simulated drive), in the order of the targets.
+fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<Targets>, Fail> {
     if a.target.is_empty() && a.target_size.is_none() {
         return Ok(None);
     }
@@ -112,8 +118,12 @@ fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<TargetSectio
     let targets = crate::target_list(s, a)?;
     let several = targets.len() > 1;
     let mut notes = Vec::new();
+    let mut sizes = Vec::new();
     for (i, t) in targets.iter().enumerate() {
-        crate::probe_and_plan(s, t.as_deref(), a, &mut notes, several.then_some(i))?;
+        let (info, _) =
+            crate::probe_and_plan(s, t.as_deref(), a, &mut notes, several.then_some(i))?;
+        let real = info.kind != wkrun::target::TargetKind::Sim;
+        sizes.push((real && !info.created).then_some(info.capacity_bytes));
     }
     for n in &notes {
         err_out(&format!("note: {n}\n"));
@@ -149,7 +159,7 @@ fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<TargetSectio
         [one] => (section.path, section.paths, section.sim) = (Some(one.clone()), None, None),
         many => (section.path, section.paths, section.sim) = (None, Some(many.to_vec()), None),
     }
-    Ok(Some(section))
+    Ok(Some((section, sizes)))
 }
 
 /// Writes `text` to `output` (a temporary file beside it, renamed over it: a failed write leaves nothing),

@@ -49,13 +49,32 @@ pub fn export(s: &LoadedSpec) -> Result<Exported, SpecErrors> {
 /// # Errors
 /// As [`export`].
 pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported, SpecErrors> {
+    export_sized(s, cli, &[])
+}
+
+/// [`export_on`] with the size each target has now: `sizes[i]` is the size in bytes of target `i` (the
+/// command line's `--target`s in order, else the spec's `paths`, else its one target) when it is a file or
+/// block device that exists, as `wkrun plan`'s probe read it; `None` for a file to create. A job's region is
+/// in bytes of that size, as of a file the job file creates (trial 27 L5: workers' equal parts, a span in
+/// percent; M2: fio's null engine, which opens no file), and no `filesize` is written for it.
+///
+/// # Errors
+/// As [`export`].
+pub fn export_sized(
+    s: &LoadedSpec,
+    cli: Option<&TargetSection>,
+    sizes: &[Option<u64>],
+) -> Result<Exported, SpecErrors> {
     let mut e = Exported {
         text: String::new(),
         cannot: Vec::new(),
         differs: Vec::new(),
     };
     let t = cli.or(s.file.target.as_ref());
-    let files = files_of(t, cli.is_some(), &mut e);
+    let mut files = files_of(t, cli.is_some(), &mut e);
+    for (f, z) in files.iter_mut().zip(sizes) {
+        f.measured = z.filter(|_| f.size.is_none());
+    }
     refuse_unreadable(s, &files)?;
     // `[target] size` is the size of a file wkrun would create; a simulated drive's file has its own.
     let t_size = t.and_then(|t| t.size).map(|z| z.0);
@@ -83,6 +102,8 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     let mut sized = false;
     // Every exported job sets size: no filesize is written, and fio sizes a missing file by the regions.
     let mut all_sized = true;
+    // Every exported job is on fio's null engine, which lays out no file.
+    let mut diskless = true;
     for p in &s.phases {
         let p = with_defaults(p, &defaults);
         let Some(bodies) = bodies(&p, on, &files, t_size, &mut e) else {
@@ -90,6 +111,7 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
         };
         sized |= bodies.iter().any(|b| sets_size(b));
         all_sized &= bodies.iter().all(|b| sets_size(b));
+        diskless &= bodies.iter().all(|b| b.starts_with(NULL_ENGINE));
         let section = section_name(&p.name, &mut e);
         for (i, (f, body)) in files.iter().zip(&bodies).enumerate() {
             let at = suffix(i, files.len());
@@ -116,7 +138,12 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
     let one = |z: u64| format!("filesize={}\n", fio_size(z));
     let each = file_size.filter(|_| sized && files.len() == 1);
     jobs = jobs.replace(FILESIZE, &each.map(one).unwrap_or_default());
-    if let Some(z) = file_size.filter(|_| sized && all_sized) {
+    for f in files.iter().filter(|_| sized) {
+        if let Some(z) = f.measured {
+            e.differs.push(format!("{} {} exists: the jobs' regions are in bytes of its size at export, {} (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again", f.key, f.path, fmt_bytes(z)));
+        }
+    }
+    if let Some(z) = file_size.filter(|_| sized && all_sized && !diskless) {
         e.differs.push(format!("no filesize beside a job's size (with it fio's size is only the amount of I/O and the job's region runs from its offset to the end of the file): before its first job runs, fio lays out a missing file up to the furthest end of the jobs' regions (offset + size), not at the target's {}", fmt_bytes(z)));
     }
     // The spec's file name, like every text in a comment, with its control characters shown escaped: a
@@ -146,7 +173,8 @@ pub fn export_on(s: &LoadedSpec, cli: Option<&TargetSection>) -> Result<Exported
 }
 
 /// The phase `p`'s job for each of `files`, whose spans in percent are in bytes of each file's size where
-/// the job file states it (a file of `t_size` to create, a simulated drive's); `None` when it is not exported.
+/// it is known (a file of `t_size` to create, a simulated drive's, an existing file or device measured at
+/// export); `None` when it is not exported.
 /// What the jobs differ in is said once, and nothing of a phase not exported but why (attack 26 F9).
 fn bodies(
     p: &PhaseSpec,
@@ -159,7 +187,7 @@ fn bodies(
     let mut bodies = Vec::new();
     for f in files {
         let before = (e.differs.len(), e.cannot.len());
-        let body = job(p, on, f.size.or(t_size), e);
+        let body = job(p, on, f.size.or(f.measured).or(t_size), e);
         if !bodies.is_empty() {
             e.differs.truncate(before.0);
             // One reason the phase is not exported.
@@ -179,6 +207,9 @@ fn bodies(
 /// Where a job that does not set `size` states the one file's size, when another job sets it.
 const FILESIZE: &str = "\u{0}filesize\n";
 
+/// How a job on fio's null engine starts (its first option).
+const NULL_ENGINE: &str = "ioengine=null\n";
+
 /// Whether a job's options set fio's `size`, its region (beside `filesize` only its amount of I/O).
 fn sets_size(body: &str) -> bool {
     body.lines().any(|l| l.starts_with("size="))
@@ -193,6 +224,9 @@ struct FioFile {
     /// The size fio gives it when it creates it (`filesize`): wkrun's default file's, or a simulated
     /// drive's capacity; `None` for a file or device the spec names.
     size: Option<u64>,
+    /// The size of a file or device the spec names that exists, read at export ([`export_sized`]): its
+    /// jobs' regions are in bytes of it; fio is not told it (`filesize`), the file has it.
+    measured: Option<u64>,
 }
 
 /// The target's files: each path the spec names, wkrun's default file when it names none, and for each
@@ -211,6 +245,7 @@ fn files_of(t: Option<&TargetSection>, cli: bool, e: &mut Exported) -> Vec<FioFi
             key: "target".into(),
             path: crate::target::DEFAULT_TARGET_PATH.into(),
             size: Some(size.map_or(DEFAULT_SIZE, |z| z.0)),
+            measured: None,
         }]
     };
     let Some(t) = t else {
@@ -224,6 +259,7 @@ fn files_of(t: Option<&TargetSection>, cli: bool, e: &mut Exported) -> Vec<FioFi
             key: key("target.path", None),
             path: p.display().to_string(),
             size: None,
+            measured: None,
         }],
         (None, Some(ps)) => ps
             .iter()
@@ -240,6 +276,7 @@ fn files_of(t: Option<&TargetSection>, cli: bool, e: &mut Exported) -> Vec<FioFi
                         key,
                         path,
                         size: None,
+                        measured: None,
                     },
                 }
             })
@@ -271,6 +308,7 @@ fn sim_file(
         key: key.into(),
         path,
         size: Some(size),
+        measured: None,
     }
 }
 
@@ -491,7 +529,7 @@ fn job(p: &PhaseSpec, on: On, file_size: Option<u64>, e: &mut Exported) -> Optio
     // psync's threads of one worker draw from its one stream: uniform random draws are fio's jobs each over
     // the worker's whole region.
     let shared = p.workers_split == Some(WorkersSplit::Shared) || (uniform && workers == 1);
-    if !region(p, (jobs, file_size), shared, &mut say, e) {
+    if !region(p, (jobs, file_size), (shared, on), &mut say, e) {
         return None;
     }
     rest(p, jobs, &mut say, e);
@@ -686,15 +724,17 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
 }
 
 /// `offset`, `size`, `offset_increment`, `numjobs` and the bound; false (with the reason) when fio cannot
-/// hold the workers' parts. `file_size`: the size of a file the job file creates; a span or offset in
-/// percent is written in bytes of it, the whole file too when workers split it (attack 24: a fill at queue
-/// depth 8 on wkrun's default 1 GiB file was not exported; fio cannot take a percentage of a file it must
-/// create, "you need to specify size="). No `filesize` stands beside a job's `size` (export_on): fio's
-/// region is then exactly [offset, offset + size).
+/// hold the workers' parts. `file_size`: the size of a file the job file creates, or of one that exists,
+/// read at export ([`export_sized`]); a span or offset in percent is written in bytes of it, the whole file
+/// too when workers split it (attack 24: a fill at queue depth 8 on wkrun's default 1 GiB file was not
+/// exported; fio cannot take a percentage of a file it must create, "you need to specify size="; trial 27
+/// L5: nor was one on an existing file), and a null-engine job's whole region, or the job is refused when
+/// that is not in bytes (trial 27 M2: fio's null engine opens no file). No `filesize` stands beside a job's
+/// `size` (export_on): fio's region is then exactly [offset, offset + size).
 fn region(
     p: &PhaseSpec,
     (jobs, file_size): (u64, Option<u64>),
-    shared: bool,
+    (shared, on): (bool, On),
     say: &mut impl FnMut(&str, String),
     e: &mut Exported,
 ) -> bool {
@@ -705,11 +745,10 @@ fn region(
         a => a,
     };
     let span = p.span.one().map(in_bytes);
-    if let Some(o) = p.offset.map(in_bytes)
-        && o != Amount::Bytes(0)
-    {
-        match fio_amount(o) {
-            Some(v) => say("offset", v),
+    let offset = match p.offset.map(in_bytes).filter(|o| *o != Amount::Bytes(0)) {
+        None => None,
+        Some(o) => match fio_amount(o) {
+            Some(v) => Some(v),
             None => {
                 e.cannot.push(format!(
                     "phase {}: offset {o} is no whole percentage",
@@ -717,8 +756,15 @@ fn region(
                 ));
                 return false;
             }
-        }
-    }
+        },
+    };
+    // The whole file from the offset: in bytes when the file's size is known.
+    let whole = || match (file_size, p.offset.map(in_bytes)) {
+        (Some(f), None) => Amount::Bytes(f),
+        (Some(f), Some(Amount::Bytes(o))) if o < f => Amount::Bytes(f - o),
+        _ => Amount::Percent(crate::units::Percent(100_000_000)),
+    };
+    let null = p.engine.one() == Some(Engine::Null);
     let part = match (jobs > 1 && !shared, span) {
         (false, Some(s)) => match fio_amount(s) {
             Some(v) => Some(v),
@@ -728,29 +774,42 @@ fn region(
                 return false;
             }
         },
+        // fio's null engine opens no file: its region is stated whole (trial 27 M2).
+        (false, None) if null => fio_amount(whole()),
         (false, None) => None,
-        (true, s) => {
-            // The whole file from the offset: in bytes when the job file states the file's size.
-            let whole = || match (file_size, p.offset.map(in_bytes)) {
-                (Some(f), None) => Amount::Bytes(f),
-                (Some(f), Some(Amount::Bytes(o))) if o < f => Amount::Bytes(f - o),
-                _ => Amount::Percent(crate::units::Percent(100_000_000)),
-            };
-            match split(s.unwrap_or_else(whole), jobs, block_unit(p)) {
-                Ok(v) => Some(v),
-                Err(why) => {
-                    e.cannot.push(format!("phase {}: {why}", p.name));
-                    return false;
-                }
+        (true, s) => match split(s.unwrap_or_else(whole), jobs, block_unit(p)) {
+            Ok(v) => Some(v),
+            Err(why) => {
+                e.cannot.push(format!("phase {}: {why}", p.name));
+                return false;
             }
-        }
+        },
     };
+    if null
+        && [&offset, &part]
+            .into_iter()
+            .flatten()
+            .any(|v| v.ends_with('%'))
+    {
+        e.cannot.push(format!("phase {}: fio's null engine opens no file, so it needs the job's region in bytes (size=, offset=; a percentage, or no size, ends the job with \"you need to specify size=\", error 22), and the job file does not state the file's size: export with --target naming the existing file or device (its size is read) or --target-size for a file to create, or give span and offset in bytes", p.name));
+        return false;
+    }
+    // fio 3.33's null engine on a block device does no I/O in a job whose offset is not below its size, and
+    // one I/O offset over and over in another with an offset (measured on a loop device; from offset 0 it
+    // draws over its region as on a file): its jobs there start at 0, each over a region of its part's size.
+    let from_zero = null && on != On::Files && (offset.is_some() || (jobs > 1 && !shared));
+    if from_zero {
+        e.differs.push(format!("phase {}: fio's null engine on a block device does no I/O (or repeats one offset) in a job that starts past offset 0, so each of its jobs runs over [0, {}) instead of its part of the span: the same amount of I/O, which the null engine does not do, at other offsets", p.name, part.as_deref().unwrap_or_default()));
+    }
+    if let Some(v) = offset.filter(|_| !from_zero) {
+        say("offset", v);
+    }
     if let Some(v) = &part {
         say("size", v.clone());
     }
     if jobs > 1 {
         say("numjobs", jobs.to_string());
-        if !shared {
+        if !shared && !from_zero {
             say("offset_increment", part.unwrap_or_default());
         }
     }
@@ -1103,6 +1162,43 @@ expect = "header"
             [
                 "phase fill: fio's 8 jobs (numjobs, offset_increment) each take an equal part, and the span 100% of a file whose size the job file does not state is no whole percentage a job; a span in bytes that is a multiple of 8 × 128KiB would split"
             ]
+        );
+    }
+
+    /// Trial 27 L5, M2: the size of a device (or file) that exists, read at export, splits the workers'
+    /// parts and states a null-engine job's region in bytes, with no filesize (on a device each null job
+    /// from offset 0); without it, the null job is refused (fio's null engine opens no file and needs
+    /// `size=` in bytes).
+    #[test]
+    fn an_existing_target_of_known_size_is_in_bytes() {
+        let text = "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"/dev/loop9\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nqueue_depth = 8\n[[phase]]\nname = \"nul\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 100\nworkers = 2\nspan = \"50%\"\nduration = \"1s\"\n";
+        let s = crate::spec::load_str(Path::new("f.toml"), text).expect("spec");
+        let e = export_sized(&s, None, &[Some(256 << 20)]).expect("exports");
+        assert_eq!(e.cannot, Vec::<String>::new());
+        assert!(
+            !e.text.contains("filesize=")
+                && e.text
+                    .contains("iodepth=1\nsize=32m\nnumjobs=8\noffset_increment=32m\n")
+                && e.text
+                    .contains("ioengine=null\ndirect=1\nrw=randread\nnorandommap=1\nbs=4k\niodepth=1\nsize=64m\nnumjobs=2\nruntime=1s\n"),
+            "{}",
+            e.text
+        );
+        assert!(e.differs.contains(&"phase nul: fio's null engine on a block device does no I/O (or repeats one offset) in a job that starts past offset 0, so each of its jobs runs over [0, 64m) instead of its part of the span: the same amount of I/O, which the null engine does not do, at other offsets".to_string()), "{:?}", e.differs);
+        assert_eq!(
+            e.differs.last().map(String::as_str),
+            Some(
+                "target.path /dev/loop9 exists: the jobs' regions are in bytes of its size at export, 256MiB (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again"
+            )
+        );
+        let e = export(&s).expect("exports");
+        assert_eq!(e.cannot.len(), 2, "{:?}", e.cannot);
+        assert!(
+            e.cannot[1].starts_with(
+                "phase nul: fio's null engine opens no file, so it needs the job's region in bytes"
+            ),
+            "{:?}",
+            e.cannot
         );
     }
 

@@ -41,9 +41,9 @@ fn writes(log: &str) -> Writes {
 }
 
 /// What real fio did with the job file `s.fio` in `dir`: the writes of each job (clone) from its latency
-/// log, the writes of fio's one `--write_iolog` (all jobs write into it: whole lines only with one job),
-/// and fio's JSON.
-fn run_fio(dir: &Path) -> (Writes, Writes, Vec<u8>) {
+/// log, fio's one `--write_iolog` (all jobs write into it: whole lines only with one job, read by
+/// [`writes`]), and fio's JSON.
+fn run_fio(dir: &Path) -> (Writes, String, Vec<u8>) {
     for f in std::fs::read_dir(dir).expect("dir").flatten() {
         if f.file_name().to_string_lossy().ends_with(".log") {
             std::fs::remove_file(f.path()).expect("old log");
@@ -69,7 +69,7 @@ fn run_fio(dir: &Path) -> (Writes, Writes, Vec<u8>) {
             per_job.extend(writes(&std::fs::read_to_string(f.path()).expect("log")));
         }
     }
-    let iolog = writes(&std::fs::read_to_string(dir.join("io.log")).expect("iolog"));
+    let iolog = std::fs::read_to_string(dir.join("io.log")).expect("iolog");
     let json = std::fs::read(dir.join("f.json")).expect("fio's JSON");
     (per_job, iolog, json)
 }
@@ -157,7 +157,7 @@ fn held(what: &str, w: &[(u64, u64)], (start, end): (u64, u64), once: bool) {
 
 /// F1 (and the lead's percent fill): each kind of exported write phase, run by real fio on a file that does
 /// not exist, on one that does (the spec's target: sizes in bytes of its 16 MiB), and on an existing file
-/// named with `--target` (export then leaves percentages to fio, which measures the file): every write of
+/// named with `--target` (sizes in bytes of the 16 MiB export reads, trial 27 L5): every write of
 /// every job is in the phase's span, a fill or a sequential pass covers it exactly, a missing file is
 /// created up to the end of the job's region, and fio's JSON reads back as the span.
 #[test]
@@ -200,6 +200,7 @@ fn exported_writes_stay_in_the_span() {
             let (per_job, iolog, json) = run_fio(d.path());
             held(&format!("{what} (latency logs)"), &per_job, k.span, k.once);
             if k.one_job {
+                let iolog = writes(&iolog);
                 held(&format!("{what} (--write_iolog)"), &iolog, k.span, k.once);
             }
             let len = std::fs::metadata(&img).expect("t.img").len();
@@ -356,4 +357,227 @@ fn workers_that_do_not_split_get_true_advice() {
         job.contains("\nsize=4m\nnumjobs=3\noffset_increment=4m\n"),
         "{job}"
     );
+}
+
+/// The writes of each of fio's jobs (clones) in `dir`, from its latency log `w_clat.N.log` (N from 1).
+fn writes_by_job(dir: &Path) -> Vec<Writes> {
+    let mut by_job = Vec::new();
+    for n in 1.. {
+        match std::fs::read_to_string(dir.join(format!("w_clat.{n}.log"))) {
+            Ok(log) => by_job.push(writes(&log)),
+            Err(_) => return by_job,
+        }
+    }
+    by_job
+}
+
+/// A phase with workers exported on an existing file named with `--target`: its lines, the region options
+/// of its job, and whether it writes each block of its span once.
+struct OnExisting {
+    name: &'static str,
+    phase: &'static str,
+    region: &'static str,
+    once: bool,
+}
+
+const ON_EXISTING: &[OnExisting] = &[
+    OnExisting {
+        name: "psync, 2 workers at queue depth 4 (8 jobs)",
+        phase: "kind = \"workload\"\nengine = \"psync\"\nworkers = 2\npattern = \"random\"\ncoverage = \"full\"\nread_percent = 0\nsize = \"100%\"\n",
+        region: "\nsize=3m\nnumjobs=8\noffset_increment=3m\n",
+        once: true,
+    },
+    OnExisting {
+        name: "3-worker fill",
+        phase: "kind = \"fill\"\nblock_size = \"128KiB\"\nworkers = 3\n",
+        region: "\nsize=8m\nnumjobs=3\noffset_increment=8m\n",
+        once: true,
+    },
+    OnExisting {
+        name: "offset and span in percent, 2 workers",
+        phase: "kind = \"workload\"\npattern = \"random\"\ncoverage = \"full\"\nread_percent = 0\nworkers = 2\noffset = \"25%\"\nspan = \"50%\"\nsize = \"100%\"\n",
+        region: "\noffset=6m\nsize=6m\nnumjobs=2\noffset_increment=6m\n",
+        once: true,
+    },
+    OnExisting {
+        name: "null engine, 2 workers",
+        phase: "kind = \"workload\"\nengine = \"null\"\nworkers = 2\nread_percent = 0\nduration = \"1s\"\nrate_iops = 2000\n",
+        region: "\nsize=12m\nnumjobs=2\noffset_increment=12m\n",
+        once: false,
+    },
+    OnExisting {
+        name: "null engine, 1 worker",
+        phase: "kind = \"workload\"\nengine = \"null\"\nread_percent = 0\nduration = \"1s\"\nrate_iops = 2000\n",
+        region: "\nsize=24m\nruntime=1s\n",
+        once: false,
+    },
+];
+
+/// Trial 27 L5 and M2: on an existing 24 MiB file named with `--target` (and `--target-size 8MiB`, which a
+/// run ignores there), phases with workers are exported in bytes of the file's size (8 psync jobs of 3 MiB,
+/// 3 fill workers of 8 MiB, where percentages do not split), and a null-engine phase gets its region in
+/// bytes, which fio's null engine needs (it opens no file: with `size=50%`, "you need to specify size=",
+/// error 22). Real fio keeps every job's writes in its part of the planned span ([`in_parts`]) and the file
+/// keeps its size. Without `--target`, the spec's file of unknown size: the null phase is refused, saying
+/// why.
+#[test]
+fn workers_and_null_jobs_on_an_existing_file_in_its_bytes() {
+    if let Some(why) = fio_missing() {
+        return skip(
+            "fio_region::workers_and_null_jobs_on_an_existing_file_in_its_bytes",
+            &why,
+        );
+    }
+    let d = tempdir();
+    let img = d.path().join("t.img");
+    for k in ON_EXISTING {
+        std::fs::write(&img, vec![1u8; 24 << 20]).expect("t.img");
+        let err = in_parts(d.path(), k, &["--target", "t.img", "--target-size", "8MiB"]);
+        assert!(err.contains("note: t.img exists: the target size setting is ignored (it applies only to a file wkrun creates)\n"), "{}: {err}", k.name);
+        let len = std::fs::metadata(&img).expect("t.img").len();
+        assert_eq!(len, 24 * MIB, "{}", k.name);
+    }
+    // The spec's own file, whose size the job file does not state: the null phase is refused.
+    write_file(
+        d.path(),
+        "s.toml",
+        &spec(ON_EXISTING[3].phase).replace("size = \"16MiB\"\n", ""),
+    );
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "s.toml"]));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err,
+        "not exported: phase w: fio's null engine opens no file, so it needs the job's region in bytes (size=, offset=; a percentage, or no size, ends the job with \"you need to specify size=\", error 22), and the job file does not state the file's size: export with --target naming the existing file or device (its size is read) or --target-size for a file to create, or give span and offset in bytes\n"
+    );
+    assert!(!out.contains("[w]"), "{out}");
+}
+
+/// Exports phase `k` of [`ON_EXISTING`] (in `spec`'s file) on the existing 24 MiB target `on` names
+/// (`--target PATH`, ...) and runs the job file with real fio in `dir`: the job's region options are
+/// `k.region` in bytes, with no filesize and a `differs:` line naming the size; every write of each fio job
+/// lies in one equal part of the planned span (`wkrun plan --json` on the same target), each part one job's,
+/// inside the part of the plan's worker that holds it; a fill or a full pass covers each part once; a
+/// one-job phase's `--write_iolog` lies in the span; fio's JSON reads back as the plan's span, writes done.
+/// Returns export's stderr.
+fn in_parts(dir: &Path, k: &OnExisting, on: &[&str]) -> String {
+    let what = k.name;
+    write_file(dir, "s.toml", &spec(k.phase));
+    let mut a = vec!["export", "fio", "s.toml", "-o", "s.fio"];
+    a.extend_from_slice(on);
+    let (code, _, err) = code_out_err(&wkrun(dir, &a));
+    assert_eq!(code, 0, "{what}: {err}");
+    assert!(!err.contains("not exported"), "{what}: {err}");
+    let said = format!(
+        "differs: --target {} exists: the jobs' regions are in bytes of its size at export, 24MiB (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again\n",
+        on[1]
+    );
+    assert!(err.contains(&said), "{what}: {err}");
+    let job = std::fs::read_to_string(dir.join("s.fio")).expect("job file");
+    assert!(job.contains(k.region), "{what}: {job}");
+    assert!(!job.contains("filesize="), "{what}: {job}");
+    // The plan of the run on the same target: its span and its workers' parts.
+    let mut a = vec!["plan", "s.toml", "--json"];
+    a.extend_from_slice(on);
+    let (code, out, perr) = code_out_err(&wkrun(dir, &a));
+    assert_eq!(code, 0, "{what}: {perr}");
+    let plan: serde_json::Value = serde_json::from_str(&out).expect("plan JSON");
+    let params = &plan["phases"][0]["params"];
+    let at = |v: &serde_json::Value, k: &str| v[k].as_u64().expect("a byte count");
+    let start = at(params, "span_start_bytes");
+    let span = (start, start + at(params, "span_bytes"));
+    let parts: Vec<(u64, u64)> = match params["worker_parts"].as_array() {
+        Some(w) => w
+            .iter()
+            .map(|p| {
+                let s = at(p, "span_start_bytes");
+                (s, s + at(p, "span_bytes"))
+            })
+            .collect(),
+        None => vec![span],
+    };
+    let (_, iolog, json) = run_fio(dir);
+    let by_job = writes_by_job(dir);
+    let jobs = by_job.len() as u64;
+    let each = (span.1 - span.0) / jobs;
+    // fio numbers the logs of a job's clones in an order of its own: each job's part is the one its first
+    // write is in, and the jobs take every part once.
+    let mut taken = Vec::new();
+    for w in &by_job {
+        let first = w.iter().map(|x| x.0).min();
+        let first = first.unwrap_or_else(|| panic!("{what}: a job wrote nothing: {job}"));
+        let i = first.saturating_sub(span.0) / each;
+        taken.push(i);
+        let part = (span.0 + i * each, span.0 + (i + 1) * each);
+        let worker = parts[(i * parts.len() as u64 / jobs) as usize];
+        assert!(
+            worker.0 <= part.0 && part.1 <= worker.1,
+            "{what}: job {i} {part:?} outside worker {worker:?}"
+        );
+        held(&format!("{what}, job {i}"), w, part, k.once);
+    }
+    taken.sort_unstable();
+    assert_eq!(taken, (0..jobs).collect::<Vec<_>>(), "{what}");
+    if jobs == 1 {
+        held(
+            &format!("{what} (--write_iolog)"),
+            &writes(&iolog),
+            span,
+            false,
+        );
+    }
+    let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
+    let p = &r.phases[0];
+    assert_eq!(
+        (p.params.span_start_bytes, p.params.span_bytes),
+        (span.0, span.1 - span.0),
+        "{what}: {job}"
+    );
+    assert!(p.completed && p.write.ops > 0, "{what}: {job}");
+    err
+}
+
+/// As [`workers_and_null_jobs_on_an_existing_file_in_its_bytes`], on a 24 MiB loop device (root): the
+/// device's size read at export; a null job with workers there runs each job from offset 0.
+#[test]
+fn workers_and_null_jobs_on_a_block_device_in_its_bytes() {
+    let test = "fio_region::workers_and_null_jobs_on_a_block_device_in_its_bytes";
+    if let Some(why) = fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let _guard = crate::common::loop_guard();
+    let dev = match crate::common::LoopDev::new(d.path(), 24, 512) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    let path = dev.dev.to_string_lossy().into_owned();
+    let null = &ON_EXISTING[3];
+    for k in ON_EXISTING.iter().filter(|k| k.name != null.name) {
+        in_parts(d.path(), k, &["--target", &path]);
+    }
+    // fio 3.33's null engine on a device does nothing in a job past offset 0 (offset_increment=12m: the
+    // second job did no I/O): each job runs over [0, 12 MiB), the size of its part.
+    write_file(d.path(), "s.toml", &spec(null.phase));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["export", "fio", "s.toml", "-o", "s.fio", "--target", &path],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("differs: phase w: fio's null engine on a block device does no I/O (or repeats one offset) in a job that starts past offset 0, so each of its jobs runs over [0, 12m) instead of its part of the span: the same amount of I/O, which the null engine does not do, at other offsets\n"), "{err}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(
+        job.contains("\nsize=12m\nnumjobs=2\nruntime=1s\n") && !job.contains("\noffset"),
+        "{job}"
+    );
+    let _ = run_fio(d.path());
+    let by_job = writes_by_job(d.path());
+    assert_eq!(by_job.len(), 2, "{job}");
+    for (i, w) in by_job.iter().enumerate() {
+        held(
+            &format!("null job {i} on the device"),
+            w,
+            (0, 12 * MIB),
+            false,
+        );
+    }
 }
