@@ -3,7 +3,7 @@
 use super::Entry;
 use super::entry::{IndexedFigure, PHASE_IOPS};
 use crate::report::compare::unit_decimals;
-use crate::results::headline::can_lead;
+use crate::results::headline::{can_lead, is_steady_mean};
 use crate::spec::PhaseKind;
 
 /// The entry's lead figures, at most `n`: per phase, its first headline figure that can lead, by the one
@@ -29,7 +29,7 @@ pub fn leads(e: &Entry, n: usize) -> Vec<&IndexedFigure> {
         e.figures.iter().any(|f| f.phase_index == i && want(f))
     };
     let rank = |i: &usize| {
-        if has(*i, &|f| f.key == STEADY && f.value.is_some()) {
+        if has(*i, &|f| is_steady_mean(&f.key) && f.value.is_some()) {
             0
         } else if has(*i, &|f| f.phase_kind == PhaseKind::Workload) {
             1
@@ -54,9 +54,6 @@ pub fn leads(e: &Entry, n: usize) -> Vec<&IndexedFigure> {
         .take(n)
         .collect()
 }
-
-/// The key of the steady window's mean among a phase's headline figures.
-const STEADY: &str = "steady window_mean";
 
 /// A figure as the list shows it: `PHASE: VALUE UNIT (LABEL)`.
 pub fn figure_text(f: &IndexedFigure) -> String {
@@ -259,7 +256,13 @@ IOPS (window last 20m avg); r: 5000.2 IOPS (phase iops)"
             fig(0, "fresh", PhaseKind::Workload, "mean iops", 9000.0),
             fig(1, "w", PhaseKind::Workload, "fill_once before iops", 8000.0),
             fig(1, "w", PhaseKind::Workload, "fill_once after iops", 300.0),
-            fig(1, "w", PhaseKind::Workload, STEADY, 250.5),
+            fig(
+                1,
+                "w",
+                PhaseKind::Workload,
+                crate::results::headline::STEADY_MEAN,
+                250.5,
+            ),
             fig(2, "v", PhaseKind::Workload, "fill_once before iops", 7000.0),
         ]);
         let l: Vec<String> = leads(&e, 3).into_iter().map(figure_text).collect();

@@ -421,8 +421,8 @@ pub enum Note {
         /// Each later column's lead figures left out for rows unlike the first column's.
         unlike: Vec<(usize, String)>,
         /// Each later column's workloads scored on another lead figure than one of the pair leads with on
-        /// its own, which the other lacks, and the figure it lacks: `rw on IOPS, phase mean (IOPS, steady
-        /// window mean not in both)` ([`pair_lead`]).
+        /// its own, which the other's headline figures lack: `rw on IOPS, phase mean (IOPS, steady window
+        /// mean, the first run's lead, has no value among this run's headline figures)` ([`pair_lead`]).
         led: Vec<(usize, String)>,
     },
     /// fio's job counts its verify reads, which wkrun measured as a phase of their own
@@ -487,7 +487,7 @@ impl Note {
                 }
                 if !led.is_empty() {
                     said.push(format!(
-                        "a workload is scored on the first lead figure both runs have, else on its IOPS, phase mean: {}",
+                        "a workload is scored on the first lead figure both runs' headline figures have, else on its IOPS, phase mean: {}",
                         each(led).join("; ")
                     ));
                 }
@@ -866,18 +866,15 @@ fn stopped_apart(a: &PhaseResult, b: &PhaseResult) -> bool {
     ended_steady(a) != ended_steady(b)
 }
 
-/// The key of the headline figure of a steady window's mean.
-const STEADY_MEAN: &str = "steady window_mean";
-
-/// The steady window means of `base` and its twin `p` as their lead figure, when both have one, positive:
-/// what a pair [`stopped_apart`] is set side by side on ([`pair_lead`]).
+/// The steady window means of `base` and its twin `p` as their lead figure, when both have one of the same
+/// metric ([`headline::is_steady_mean`], by its key), positive: what a pair [`stopped_apart`] is set side
+/// by side on ([`pair_lead`]).
 fn steady_lead(base: &PhaseResult, p: &PhaseResult) -> Option<Lead> {
-    fn mean(x: &PhaseResult) -> Option<(&Figure, (f64, Better))> {
-        (x.headline.iter())
-            .find(|f| f.key == STEADY_MEAN)
-            .and_then(|f| Some((f, leading(f)?)))
-    }
-    let ((f, (b, better)), (_, (v, _))) = (mean(base)?, mean(p)?);
+    let f = (base.headline.iter()).find(|f| headline::is_steady_mean(&f.key))?;
+    let (b, better) = leading(f)?;
+    let (v, _) = (p.headline.iter())
+        .find(|g| g.key == f.key)
+        .and_then(leading)?;
     Some(Lead {
         key: f.key.clone(),
         label: f.label.clone(),
@@ -1798,6 +1795,25 @@ fn waits_used(p: &PhaseResult) -> Option<&'static str> {
     .then_some("each")
 }
 
+/// Parameter `k` of phase `p` as compared with other runs', where it is not compared as shown: a rate cap
+/// by what it does on the phase's directions ([`crate::vocab::Rate::acting_on`]; trial 27 L2: fio's read
+/// job capped at `{"read":2000}` beside wkrun's `{"total":2000}` of reads only was shown as differing).
+/// `None` for every other parameter, and for a cap of a phase whose mix is not recorded.
+fn compared_value(p: &PhaseResult, k: &str) -> Option<String> {
+    let q = &p.params;
+    let cap = q.rate_iops.filter(|_| k == "rate_iops")?;
+    let on = cap.acting_on(q.read_percent?, q.trim_percent.unwrap_or(0));
+    serde_json::to_string(&on).ok()
+}
+
+/// Whether phase `p`'s recorded stream seed is the one its seed and name give
+/// ([`crate::plan::PhaseParams::stream_seed_of`]), as every run of wkrun records it: no parameter of its
+/// own, so not one that differs between phases of other names (`compare`'s parameters that differ; a
+/// sweep's members paired by `compare --by`, [`super::members::split`]).
+pub(crate) fn derived_seed(p: &PhaseResult) -> bool {
+    (p.params.stream_seed).is_some_and(|s| p.params.stream_seed_of(&p.name) == Some(s))
+}
+
 /// The `key=value` of each parameter that is not the same in every run that has the phase (absent counts
 /// as a value, `-`, except in a `foreign` run, whose tool does not give every parameter: there it is
 /// unknown, compared with nothing and not shown), per run; `None` when they all agree (or fewer than two
@@ -1828,23 +1844,25 @@ fn differing_params(phases: &[Option<&PhaseResult>], foreign: &[bool]) -> Option
             None => Some("-".into()),
         }
     };
+    // Run i's value of `k` as compared: a rate cap by what it does (`compared_value`).
+    let compared = |i: usize, k: &str| {
+        let v = get(i, k)?;
+        Some(phases[i].and_then(|p| compared_value(p, k)).unwrap_or(v))
+    };
     let differ: Vec<&str> = keys
         .into_iter()
         .filter(|k| {
-            let mut values = (0..pairs.len()).filter_map(|i| get(i, k));
+            let mut values = (0..pairs.len()).filter_map(|i| compared(i, k));
             values
                 .next()
                 .is_some_and(|first| values.any(|v| v != first))
         })
         .collect();
     // Trial 26 L6: a stream seed that is the hash of each phase's seed and name, as a run records it,
-    // differs where the names do (`compare --by filled` pairs fresh and used members): not a parameter that
-    // differs; `seed` shows when the seeds do.
-    let derived = |p: &&PhaseResult| {
-        (p.params.stream_seed).is_some_and(|s| p.params.stream_seed_of(&p.name) == Some(s))
-    };
+    // differs where the names do: not a parameter that differs; `seed` shows when the seeds do. (A
+    // sweep's members, paired under one name by `compare --by`, have theirs left out before: trial 27 L1.)
     let differ: Vec<&str> = (differ.into_iter())
-        .filter(|k| *k != "stream_seed" || !phases.iter().flatten().all(derived))
+        .filter(|k| *k != "stream_seed" || !phases.iter().flatten().all(|p| derived_seed(p)))
         .collect();
     if differ.is_empty() {
         return None;
@@ -2026,8 +2044,9 @@ fn own_lead(p: &PhaseResult) -> (&str, &str) {
 }
 
 /// What the composite's note says of a pair of phases scored on another lead figure ([`pair_lead`]) than
-/// one of them leads with on its own ([`own_lead`]), which the other lacks: `rw on IOPS, phase mean (IOPS,
-/// steady window mean not in both)`; `None` when each leads with the pair's figure, or when a figure over
+/// one of them leads with on its own ([`own_lead`]), which the other's headline figures lack, or lack a
+/// value of: `rw on IOPS, phase mean (IOPS, steady window mean, the first run's lead, has no value among
+/// this run's headline figures)`; `None` when each leads with the pair's figure, or when a figure over
 /// unlike rows was left out (said by the note's own clause), or when one stopped at steady state and the
 /// other ran on (said by the rows' note, [`steady_stop_rows`]).
 fn led_on(base: &PhaseResult, p: &PhaseResult) -> Option<String> {
@@ -2035,11 +2054,20 @@ fn led_on(base: &PhaseResult, p: &PhaseResult) -> Option<String> {
         return None;
     }
     let lead = pair_lead(base, p)?;
-    let (_, own) = [own_lead(base), own_lead(p)]
-        .into_iter()
-        .find(|(k, _)| *k != lead.key)?;
+    let ((key, own), whose, other, others) = [
+        (own_lead(base), "the first run's", p, "this run's"),
+        (own_lead(p), "this run's", base, "the first run's"),
+    ]
+    .into_iter()
+    .find(|((k, _), ..)| *k != lead.key)?;
+    // Trial 27 L3: `(IOPS, phase mean not in both)` beside rows showing it in both runs: it is the
+    // headline figures that lack it, or its value.
+    let lacks = match other.headline.iter().any(|f| f.key == key) {
+        true => "has no value among",
+        false => "is not among",
+    };
     Some(format!(
-        "{} on {} ({own} not in both)",
+        "{} on {} ({own}, {whose} lead, {lacks} {others} headline figures)",
         crate::text::escaped(&base.name),
         lead.label
     ))
@@ -2111,13 +2139,15 @@ fn twin<'a>(first: &'a Results, run: &'a Results, stopped_in: Option<&str>) -> V
 }
 
 /// The workload phases of `run` paired with the first run's (`first`) by name, as the composite pairs them
-/// (`twin`): the pairs it scores, which the report's "Workloads compared" bars of runs set side by side
-/// (`chart::battery`).
+/// (`twin`): the pairs it scores, those with a lead figure ([`pair_lead`]; not one `without a lead figure
+/// in both`), which the report's "Workloads compared" bars of runs set side by side (`chart::battery`),
+/// each a bar.
 pub(crate) fn twins<'a>(
     first: &'a Results,
     run: &'a Results,
 ) -> Vec<(&'a PhaseResult, &'a PhaseResult)> {
-    twin(first, run, None).into_iter().flatten().collect()
+    let pairs = twin(first, run, None).into_iter().flatten();
+    pairs.filter(|(b, p)| pair_lead(b, p).is_some()).collect()
 }
 
 /// A run's composite score ([`scores`]) and the first run's workloads it rests on.
@@ -3999,10 +4029,50 @@ mod tests {
         assert!((c[1].unwrap() - want).abs() < 1e-12, "{c:?}, want {want}");
     }
 
+    /// Trial 27 L3: fio's job headed by its IOPS, phase mean, then its steady window mean, beside wkrun's
+    /// phase headed by its steady window: scored on the steady window mean, the note saying the first
+    /// run's lead is not among the other's headline figures (the rows show both runs' IOPS, phase mean).
+    #[test]
+    fn a_lead_the_other_headline_lacks_is_said_so() {
+        let mean = |v: f64| {
+            figure(
+                "steady window_mean",
+                "IOPS, steady window mean",
+                Some(v),
+                "IOPS",
+                Some(Better::Higher),
+            )
+        };
+        let mut fio = phase("ssr", 1000, 0, None);
+        fio.headline = vec![
+            figure(
+                TOTAL_IOPS,
+                "IOPS, phase mean",
+                Some(1000.0),
+                "IOPS",
+                Some(Better::Higher),
+            ),
+            mean(1100.0),
+        ];
+        let mut wk = phase("ssr", 900, 0, None);
+        wk.headline = vec![mean(1045.0)];
+        let t = "t";
+        let (a, b) = (run("a", "s", t, vec![fio]), run("b", "s", t, vec![wk]));
+        let runs = [&a.results, &b.results];
+        let s = scores(&runs, &[]);
+        assert_eq!(s[1].value.map(|v| (v * 1e9).round()), Some(0.95e9));
+        let cols = ["a".to_string(), "b".to_string()];
+        assert_eq!(
+            composite_note(&runs, &s).unwrap().text(&cols),
+            "a workload is scored on the first lead figure both runs' headline figures have, else on its IOPS, phase mean: b: ssr on IOPS, steady window mean (IOPS, phase mean, the first run's lead, is not among this run's headline figures)"
+        );
+    }
+
     /// Trial 26 M2: a run too short for its steady window (window mean null) beside one that reached it
     /// shares no lead figure: the workload is scored on its total IOPS, as the docs say, not left out
     /// `without a lead figure in both`, and the composite's note says which figure led, whichever run is
-    /// first. A phase each leads on its own with the pair's figure is not noted.
+    /// first. A phase each leads on its own with the pair's figure is not noted. The note says whose lead
+    /// the pair is not scored on and what the other's headline figures lack (trial 27 L3).
     #[test]
     fn a_steady_window_one_run_lacks_scores_the_workload_on_its_iops() {
         let steady = |mean: Option<f64>| {
@@ -4056,7 +4126,7 @@ mod tests {
         );
         assert_eq!((s[1].of, s[1].left.len()), (2, 0));
         let cols = ["a".to_string(), "b".to_string()];
-        let said = "a workload is scored on the first lead figure both runs have, else on its IOPS, phase mean: b: randwrite on IOPS, phase mean (IOPS, steady window mean not in both)";
+        let said = "a workload is scored on the first lead figure both runs' headline figures have, else on its IOPS, phase mean: b: randwrite on IOPS, phase mean (IOPS, steady window mean, the first run's lead, has no value among this run's headline figures)";
         assert_eq!(composite_note(&runs, &s).unwrap().text(&cols), said);
         // The short run first: 4000 → 8000 (2.0), 900 → 1000; the same figure led, said alike.
         let back = [&short.results, &full.results];
@@ -4065,6 +4135,7 @@ mod tests {
             (s[1].value.unwrap() - (2.0f64 / 0.9).sqrt()).abs() < 1e-12,
             "{s:?}"
         );
+        let said = "a workload is scored on the first lead figure both runs' headline figures have, else on its IOPS, phase mean: b: randwrite on IOPS, phase mean (IOPS, steady window mean, this run's lead, has no value among the first run's headline figures)";
         assert_eq!(composite_note(&back, &s).unwrap().text(&cols), said);
         // Both too short: each leads on its IOPS on its own, nothing to say.
         let both = [&short.results, &short.results];
@@ -4163,6 +4234,48 @@ mod tests {
                     crate::ops::phase_seed(1, "fresh")
                 )),
                 Cell::Text("stream_seed=99".into())
+            ])
+        );
+    }
+
+    /// Trial 27 L2: fio's read job capped `{"read":2000}` beside wkrun's reads capped `{"total":2000}` is
+    /// the same cap; a mix's read cap and total cap are not, and are shown as written.
+    #[test]
+    fn rate_caps_differ_by_what_they_do() {
+        let capped = |read: u8, cap: &str| {
+            let mut p = phase("capped", 10, 0, None);
+            p.params.read_percent = Some(read);
+            p.params.rate_iops = Some(serde_json::from_str(cap).expect("cap"));
+            p
+        };
+        let (a, b) = (
+            capped(100, r#"{"read":2000}"#),
+            capped(100, r#"{"total":2000}"#),
+        );
+        assert_eq!(
+            differing_params(&[Some(&a), Some(&b)], &[false, false]),
+            None
+        );
+        let (a, b) = (
+            capped(70, r#"{"read":2000}"#),
+            capped(70, r#"{"total":2000}"#),
+        );
+        assert_eq!(
+            differing_params(&[Some(&a), Some(&b)], &[false, false]),
+            Some(vec![
+                Cell::Text(r#"rate_iops={"read":2000}"#.into()),
+                Cell::Text(r#"rate_iops={"total":2000}"#.into())
+            ])
+        );
+        let b = capped(100, r#"{"total":1000}"#);
+        assert_eq!(
+            differing_params(
+                &[Some(&capped(100, r#"{"read":2000}"#)), Some(&b)],
+                &[false, false]
+            ),
+            Some(vec![
+                Cell::Text(r#"rate_iops={"read":2000}"#.into()),
+                Cell::Text(r#"rate_iops={"total":1000}"#.into())
             ])
         );
     }

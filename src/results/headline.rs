@@ -157,8 +157,23 @@ fn latency(pr: &PhaseResult, out: &mut Vec<Figure>) {
     }
 }
 
-/// `"steady"`: when steady state was reached, and its window mean.
+/// The key of a steady window's mean of IOPS among a phase's headline figures; a window of bandwidth or of
+/// latency has its unit after it ([`is_steady_mean`]).
+pub const STEADY_MEAN: &str = "steady window_mean";
+
+/// Whether the figure keyed `key` is a steady window's mean, of whichever metric its rule tracked
+/// (`steady window_mean`, `steady window_mean mb_s`, `steady window_mean lat_mean_us`).
+pub fn is_steady_mean(key: &str) -> bool {
+    key.strip_prefix(STEADY_MEAN)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+}
+
+/// `"steady"`: when steady state was reached, and its window mean, in the metric its rule tracked (fio's
+/// `bw` and `lat` criteria track bandwidth, in bytes per second, and mean latency, in ns; shown in MB/s and
+/// µs), labelled and keyed by it: a bandwidth window is no IOPS figure, and no run's IOPS window is set
+/// beside it.
 fn steady(pr: &PhaseResult, out: &mut Vec<Figure>) {
+    use crate::stats::steady::{FioMetric, Rule};
     let s = pr.steady_state.as_ref();
     let reached = s.filter(|s| s.reached);
     out.push(fig(
@@ -168,12 +183,27 @@ fn steady(pr: &PhaseResult, out: &mut Vec<Figure>) {
         "s",
         LO,
     ));
+    let metric = match s.map(|s| &s.criterion) {
+        Some(Rule::Fio(f)) => f.metric,
+        _ => FioMetric::Iops,
+    };
+    let (key, what, unit, scale, better) = match metric {
+        FioMetric::Iops => (STEADY_MEAN.to_string(), "IOPS", "IOPS", 1.0, HI),
+        FioMetric::Bw => (format!("{STEADY_MEAN} mb_s"), "bandwidth", "MB/s", 1e-6, HI),
+        FioMetric::Lat => (
+            format!("{STEADY_MEAN} lat_mean_us"),
+            "latency",
+            "µs",
+            1e-3,
+            LO,
+        ),
+    };
     out.push(fig(
-        "steady window_mean".into(),
-        "IOPS, steady window mean".into(),
-        reached.map(|s| s.verdict.window_mean),
-        "IOPS",
-        HI,
+        key,
+        format!("{what}, steady window mean"),
+        reached.map(|s| s.verdict.window_mean * scale),
+        unit,
+        better,
     ));
 }
 

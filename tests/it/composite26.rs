@@ -7,13 +7,16 @@ use crate::common::{code_out_err, results, spec_text, tempdir, wkrun, write_file
 use serde_json::Value;
 use std::path::Path;
 
-/// A fill, a 4 KiB random write at QD32 judged by fio's steady-state rule over a window of 5 rounds (the
-/// trial's `mine.toml`, phase randwrite), and a 70/30 mix.
-const SPEC: &str = r#"
+/// A fill.
+const FILL: &str = r#"
 [[phase]]
 name = "fill"
 kind = "fill"
+"#;
 
+/// A 4 KiB random write at QD32 judged by fio's steady-state rule over a window of 5 rounds (the trial's
+/// `mine.toml`, phase randwrite).
+const RANDWRITE: &str = r#"
 [[phase]]
 name = "randwrite"
 kind = "workload"
@@ -22,7 +25,10 @@ queue_depth = 32
 read_percent = 0
 duration = "20s"
 steady_state = { rule = "fio", metric = "iops", kind = "slope", limit = 0.1, relative = true, window = 5 }
+"#;
 
+/// A 70/30 mix.
+const MIX: &str = r#"
 [[phase]]
 name = "mix7030"
 kind = "workload"
@@ -49,7 +55,11 @@ fn run(d: &Path, out: &str, extra: &[&str]) {
 /// The trial's runs: `r1` in full, `r2` from randwrite with `--set duration=4s` (shorter than the window:
 /// its window mean is null). Asserts r1 reached steady state and r2 has no window mean.
 fn full_and_short(d: &Path) {
-    write_file(d, "c26.toml", &spec_text("c26", SPEC));
+    write_file(
+        d,
+        "c26.toml",
+        &spec_text("c26", &[FILL, RANDWRITE, MIX].concat()),
+    );
     run(d, "r1", &[]);
     run(d, "r2", &["--from", "randwrite", "--set", "duration=4s"]);
     let mean = |r: &str| phase(d, r, "randwrite")["headline"][1]["value"].clone();
@@ -121,7 +131,7 @@ fn a_run_too_short_for_its_steady_window_is_scored_on_its_iops() {
         ]
     );
     let note = format!(
-        "note: (all phases) {COMPOSITE}: a workload is scored on the first lead figure both runs have, else on its IOPS, phase mean: {}: randwrite on IOPS, phase mean (IOPS, steady window mean not in both)\n",
+        "note: (all phases) {COMPOSITE}: a workload is scored on the first lead figure both runs' headline figures have, else on its IOPS, phase mean: {}: randwrite on IOPS, phase mean (IOPS, steady window mean, the first run's lead, has no value among this run's headline figures)\n",
         header[3]
     );
     assert!(err.contains(&note), "{err}");
@@ -143,13 +153,21 @@ fn a_run_too_short_for_its_steady_window_is_scored_on_its_iops() {
         "{page}"
     );
     assert!(
-        page.contains("Composite: a workload is scored on the first lead figure both runs have, else on its IOPS, phase mean: r2: randwrite on IOPS, phase mean (IOPS, steady window mean not in both)</p>"),
+        page.contains("Composite: a workload is scored on the first lead figure both runs&#39; headline figures have, else on its IOPS, phase mean: r2: randwrite on IOPS, phase mean (IOPS, steady window mean, the first run&#39;s lead, has no value among this run&#39;s headline figures)</p>"),
         "{page}"
     );
     let svg = std::fs::read_to_string(d.join("rep/battery.svg")).expect("battery");
     for pct in [rw, mix].map(|r| format!("{:.1} %", r * 100.0)) {
         assert!(svg.contains(&pct), "{pct}: {svg}");
     }
+}
+
+/// The texts of an SVG chart (`randwrite`, `80.0 %`), in order.
+fn svg_texts(svg: &str) -> Vec<&str> {
+    svg.split(">\n")
+        .filter_map(|t| t.split_once("\n<"))
+        .map(|t| t.0)
+        .collect()
 }
 
 /// The cells of the headline tables' rows of `page`: phase, run, then each figure's cell, as text.
@@ -288,11 +306,7 @@ fn the_report_shows_the_figures_its_bars_compare() {
         r[2].parse().expect("fio's value")
     };
     let svg = std::fs::read_to_string(d.join("rep/battery.svg")).expect("battery");
-    let texts: Vec<&str> = svg
-        .split(">\n")
-        .filter_map(|t| t.split_once("\n<"))
-        .map(|t| t.0)
-        .collect();
+    let texts = svg_texts(&svg);
     let pcts: Vec<f64> = texts
         .iter()
         .filter_map(|t| t.strip_suffix(" %")?.parse().ok())
@@ -400,5 +414,79 @@ fn the_ranking_sets_apart_runs_of_other_overrides() {
     assert!(
         page.contains("2 runs made with other --set overrides than this run&#39;s are listed below the ranking, marked with them, not ranked."),
         "{page}"
+    );
+}
+
+/// Trial 27 M4: `report r1 r3` drew 4 bars in "Workloads compared" (the workloads outside matrices) where
+/// the composite scored 7, the matrix's `lat[qd=1]` … too. Now the bars are every workload the composite
+/// scores: each of r3's bars is the ratio of its lead figure (IOPS, phase mean) to r1's, and the composite
+/// is their geometric mean. r1 and r3 run the same spec on simulated drives of other spare areas.
+#[test]
+fn the_bars_are_every_workload_the_composite_scores_matrix_members_too() {
+    let d = tempdir();
+    let d = d.path();
+    let lat = r#"
+[[phase]]
+name = "lat"
+kind = "workload"
+block_size = "4KiB"
+read_percent = 0
+queue_depth = [1, 4]
+duration = "2s"
+"#;
+    write_file(d, "m27.toml", &spec_text("m27", &[FILL, MIX, lat].concat()));
+    for (out, sim) in [("r1", SIM), ("r3", "sim:capacity=256MiB,op=10%")] {
+        let args = ["m27.toml", "--target", sim, "-q", "-o", out, "--label", out];
+        let (c, _, e) = code_out_err(&wkrun(d, &args));
+        assert_eq!(c, 0, "{e}");
+    }
+    let (c, _, e) = code_out_err(&wkrun(d, &["report", "r1", "r3", "-o", "rep"]));
+    assert_eq!(c, 0, "{e}");
+    let svg = std::fs::read_to_string(d.join("rep/battery.svg")).expect("battery");
+    let texts = svg_texts(&svg);
+    let names = ["mix7030", "lat[qd=1]", "lat[qd=4]"];
+    for n in names {
+        assert!(texts.contains(&n), "{n}: {texts:?}");
+    }
+    let pcts: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| t.ends_with(" %"))
+        .collect();
+    let ratios: Vec<f64> = names
+        .iter()
+        .map(|n| {
+            headline(&phase(d, "r3", n), "mean iops") / headline(&phase(d, "r1", n), "mean iops")
+        })
+        .collect();
+    let want: Vec<String> = ratios
+        .iter()
+        .flat_map(|r| ["100.0 %".to_string(), format!("{:.1} %", r * 100.0)])
+        .collect();
+    assert_eq!(pcts, want, "{svg}");
+    let score = ratios.iter().product::<f64>().powf(1.0 / 3.0);
+    let o = wkrun(d, &["compare", "r1", "r3", "--format", "csv"]);
+    let (c, out, err) = code_out_err(&o);
+    assert_eq!(c, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.contains(COMPOSITE))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        row.ends_with(&format!(",1.000,{score:.3},{:.1}", (score - 1.0) * 100.0)),
+        "{row}"
+    );
+    // Trial 27 L1: the matrix's members compared within r1 differ in their queue depth, not also in the
+    // stream seed each draws from its own name.
+    let o = wkrun(d, &["compare", "r1", "--by", "qd", "--format", "csv"]);
+    let (c, out, err) = code_out_err(&o);
+    assert_eq!(c, 0, "{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("lat,parameters that differ,"));
+    assert_eq!(
+        row,
+        Some("lat,parameters that differ,queue_depth=1,queue_depth=4,"),
+        "{out}"
     );
 }

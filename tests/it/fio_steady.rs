@@ -170,6 +170,105 @@ fn compare_notes_fio_stopped_at_steady_state_beside_a_whole_phase() {
     }
 }
 
+/// The steady window's mean in the metric its rule tracked (fio's `bw` and `lat` criteria, as wkrun's
+/// `rule = "fio"`): labelled, keyed and in the unit of that metric, not `IOPS, steady window mean` with
+/// bytes per second in it; `compare` sets it beside another run's IOPS window on no row, and scores the
+/// pair on their IOPS, phase mean.
+#[test]
+fn a_steady_window_of_bandwidth_or_latency_is_labelled_by_its_metric() {
+    let rule = |metric: &str| {
+        format!(
+            "steady_state = {{ rule = \"fio\", metric = \"{metric}\", kind = \"deviation\", limit = 10.0, relative = true, window = 2 }}"
+        )
+    };
+    let dirs = [tempdir(), tempdir(), tempdir()];
+    let outs: Vec<PathBuf> = ["iops", "bw", "lat"]
+        .iter()
+        .zip(&dirs)
+        .map(|(m, d)| wkrun_randwrite(d.path(), &rule(m)))
+        .collect();
+    for (out, want) in outs[1..].iter().zip([
+        (
+            "steady window_mean mb_s",
+            "bandwidth, steady window mean",
+            "MB/s",
+            "higher",
+            1e-6,
+        ),
+        (
+            "steady window_mean lat_mean_us",
+            "latency, steady window mean",
+            "µs",
+            "lower",
+            1e-3,
+        ),
+    ]) {
+        let r = crate::common::results(out);
+        let p = &r["phases"][0];
+        let mean = p["steady_state"]["verdict"]["window_mean"]
+            .as_f64()
+            .expect("reached");
+        let f = &p["headline"][1];
+        assert_eq!(
+            (&f["key"], &f["label"], &f["unit"], &f["better"]),
+            (
+                &want.0.into(),
+                &want.1.into(),
+                &want.2.into(),
+                &want.3.into()
+            ),
+            "{f}"
+        );
+        assert_eq!(f["value"].as_f64(), Some(mean * want.4));
+        assert!(mean > 0.0);
+    }
+    // The IOPS run beside the bandwidth run: a row each, one value each, no change between them.
+    let path = |o: &PathBuf| o.to_str().expect("utf-8").to_string();
+    let (code, text, err) = code_out_err(&wkrun(
+        dirs[0].path(),
+        &[
+            "compare",
+            &path(&outs[0]),
+            &path(&outs[1]),
+            "--width",
+            "1000",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let mean = |o: &PathBuf| {
+        let r = crate::common::results(o);
+        r["phases"][0]["steady_state"]["verdict"]["window_mean"]
+            .as_f64()
+            .expect("mean")
+    };
+    assert_eq!(
+        cells(&text, "randwrite", "IOPS, steady window mean"),
+        [format!("{:.1}", mean(&outs[0])), "-".to_string()],
+        "{text}"
+    );
+    assert_eq!(
+        cells(&text, "randwrite", "bandwidth, steady window mean (MB/s)"),
+        ["-".to_string(), format!("{:.2}", mean(&outs[1]) / 1e6)],
+        "{text}"
+    );
+    let iops = |o: &PathBuf| {
+        crate::common::results(o)["phases"][0]["total"]["iops"]
+            .as_f64()
+            .expect("iops")
+    };
+    let ratio = iops(&outs[1]) / iops(&outs[0]);
+    let label = "composite (geometric mean of ratios to the first run)";
+    assert_eq!(
+        cells(&text, "(all phases)", label).last(),
+        Some(&format!("{ratio:.3} ({:+.1} %)", (ratio - 1.0) * 100.0)),
+        "{text}"
+    );
+    assert!(
+        text.contains("randwrite on IOPS, phase mean (IOPS, steady window mean, the first run's lead, is not among this run's headline figures)"),
+        "{text}"
+    );
+}
+
 /// With the real fio (skipped without it): a job whose criterion holds at once (every sample within 1000 %
 /// of the window's mean) stops at its first window, its verdict at fio's job_runtime, its window mean that
 /// of fio's samples; a job whose criterion never holds (a slope below 0) runs its whole runtime, not

@@ -1,7 +1,8 @@
 //! A battery of workloads across drives or sweep members as grouped bars (seed 004's fresh, simulated-used
 //! and used drive side by side): a group per workload, in it a bar per column, where a column is a sweep's
 //! member in a run (anthology's `filled=25%` and `filled=100%`), or a run when the composite of `wkrun
-//! compare` scores workloads outside sweeps (the workloads it scores, paired as it pairs them). Each bar is the workload's lead figure against the first column's, as the composite of
+//! compare` scores two or more workloads (every workload it scores, sweep and matrix members too, paired as
+//! it pairs them). Each bar is the workload's lead figure against the first column's, as the composite of
 //! `wkrun compare` takes it ([`crate::report::compare::pair_lead`]: the first headline level both phases
 //! have, positive, else total IOPS; inverted where lower is better), in percent: 100 % is par, a taller bar is better,
 //! whatever the mix of IOPS, bandwidths and latencies. A drive keeps its colour; its members are shades of
@@ -107,8 +108,8 @@ impl Battery {
 }
 
 /// The batteries of a report: one per sweep (one label key) over at least two workloads, its members in
-/// each run as columns; and, for at least two runs, one over the workloads outside sweeps the composite of
-/// `wkrun compare` scores, when there are two or more (`across_runs`).
+/// each run as columns; and, for at least two runs, one over the workloads the composite of `wkrun compare`
+/// scores, when there are two or more (`across_runs`).
 pub fn batteries(runs: &[RunData]) -> Vec<Battery> {
     let kind = |name: &str| {
         runs.iter()
@@ -175,10 +176,13 @@ pub fn batteries(runs: &[RunData]) -> Vec<Battery> {
     out
 }
 
-/// The battery of the workloads outside sweeps that `wkrun compare`'s composite scores (two or more), a
-/// column per run: the first run's workload phases each paired with a later run's as the composite pairs
-/// them (`compare::twins`, one rule), in the first run's order; `None` otherwise. A fill is no workload
-/// there, nor fio's fill job beside wkrun's fill phase (the chart paired them, the composite did not).
+/// The battery of the workloads `wkrun compare`'s composite scores (two or more), a column per run: the
+/// first run's workload phases each paired with a later run's as the composite pairs them
+/// (`compare::twins`, one rule, so the bars of a later run are the ratios its composite averages), in the
+/// first run's order; `None` otherwise. A fill is no workload there, nor fio's fill job beside wkrun's fill
+/// phase (the chart paired them, the composite did not). A matrix's or a sweep's members are workloads
+/// like any other, each paired by its name (trial 27 M4: `lat[qd=1]`, `lat[qd=4]`, `lat[qd=16]` were
+/// scored and not drawn).
 fn across_runs(runs: &[RunData]) -> Option<Battery> {
     let (first, rest) = runs.split_first()?;
     let at =
@@ -191,9 +195,6 @@ fn across_runs(runs: &[RunData]) -> Option<Battery> {
             let (Some(i), Some(j)) = (at(first, b), at(r, p)) else {
                 continue;
             };
-            if !b.labels.is_empty() || !p.labels.is_empty() {
-                continue;
-            }
             let w = match rows.iter().position(|(k, _)| *k == i) {
                 Some(w) => w,
                 None => {
@@ -503,5 +504,70 @@ mod tests {
         assert_eq!(bars, [100.0, 80.0, 100.0, 80.0]);
         let ratios = crate::report::compare::composite(&[&runs[0].results, &runs[1].results]);
         assert_eq!(ratios[1].map(|s| (s * 1e9).round()), Some(0.8e9));
+    }
+
+    /// Trial 27 M4: `report r1 r3` drew 4 bars where the composite scored 7 workloads, leaving out the
+    /// matrix's members `lat[qd=1]` … . Now every workload the composite scores is a bar, a matrix's and a
+    /// sweep's members too (a sweep over one workload has no battery of its own), and the bars' geometric
+    /// mean is the composite.
+    #[test]
+    fn matrix_and_sweep_members_are_bars_as_the_composite_scores_them() {
+        let member = |name: &str, i: usize, key: &str, v: &str, sweep: bool, iops: u64| {
+            let mut p = labelled(&format!("{name}[{key}={v}]"), i, &[(key, v)]);
+            if sweep {
+                p.labels[0].sweep = Some(key.into());
+            }
+            p.write = DirStats::new(iops, iops * 4096, 1.0, None);
+            (p, None)
+        };
+        let of = |label: &str, iops: [u64; 5]| {
+            run(
+                label,
+                "sim:a",
+                vec![
+                    (w("r", 0, None, iops[0], None), None),
+                    member("lat", 1, "qd", "1", false, iops[1]),
+                    member("lat", 2, "qd", "4", false, iops[2]),
+                    member("w", 3, "filled", "25%", true, iops[3]),
+                    member("w", 4, "filled", "100%", true, iops[4]),
+                ],
+            )
+        };
+        let runs = [
+            of("r1", [1000, 100, 400, 50, 20]),
+            of("r3", [800, 90, 200, 40, 10]),
+        ];
+        let got = batteries(&runs);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].sweep, None);
+        assert_eq!(
+            got[0].workloads,
+            [
+                "r",
+                "lat[qd=1]",
+                "lat[qd=4]",
+                "w[filled=25%]",
+                "w[filled=100%]"
+            ]
+        );
+        let bars: Vec<(usize, usize, f64)> = got[0]
+            .bars(&runs)
+            .into_iter()
+            .map(|(w, c, p)| (w, c, (p * 1e9).round() / 1e9))
+            .collect();
+        let want: Vec<(usize, usize, f64)> = [80.0, 90.0, 50.0, 80.0, 50.0]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(w, p)| [(w, 0, 100.0), (w, 1, p)])
+            .collect();
+        assert_eq!(bars, want);
+        // The composite: over the 5 workloads, the geometric mean of the bars of r3.
+        let scores = crate::report::compare::scores(&[&runs[0].results, &runs[1].results], &[]);
+        assert_eq!(scores[1].over(), "5 of 5 workloads");
+        let mean = (0.8f64 * 0.9 * 0.5 * 0.8 * 0.5).powf(0.2);
+        assert_eq!(
+            scores[1].value.map(|s| (s * 1e9).round()),
+            Some((mean * 1e9).round())
+        );
     }
 }
