@@ -1785,6 +1785,30 @@ fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A phase's per-direction rate cap as the total cap it equals, `None` where it is one or equals none: with
+/// no trims and wkrun's exact read share, reads capped at R and writes at W are a total cap of R + W when R :
+/// W is the read share (fio caps each direction, so fio's JSON and `wkrun import fio` give `{read 250, write
+/// 250}` where the spec exported said a total of 500 at 50 % reads, trial 27 M3), or one direction's cap
+/// when the phase does only that direction (`{read 2000}` at 100 % reads, trial 27 L2). So `compare` does
+/// not list the same cap as a parameter that differs ([`differing_params`]).
+fn cap_as_total(p: &crate::plan::PhaseParams) -> Option<u64> {
+    let r = p.rate_iops?;
+    let (Some(rp), None | Some(0)) = (p.read_percent.map(u64::from), p.trim_percent) else {
+        return None;
+    };
+    match (r.total, r.read, r.write) {
+        (Some(_), ..) => None,
+        (None, Some(c), None) if rp == 100 => Some(c),
+        (None, None, Some(c)) if rp == 0 => Some(c),
+        (None, Some(rc), Some(wc))
+            if rp > 0 && rp < 100 && rc as u128 * (100 - rp) as u128 == wc as u128 * rp as u128 =>
+        {
+            rc.checked_add(wc)
+        }
+        _ => None,
+    }
+}
+
 /// How a wkrun io_uring phase that did not probe for batched completion waits (`params.completion_waits`
 /// absent) waited: `"each"`, one completion at a time (`completion_waits = "each"` in the spec, or a phase
 /// the probe does not apply to), when it waited for one at a time (`completions_per_wait` absent). `None`
@@ -1828,10 +1852,18 @@ fn differing_params(phases: &[Option<&PhaseResult>], foreign: &[bool]) -> Option
             None => Some("-".into()),
         }
     };
+    // A per-direction cap is compared as the total cap it equals, and shown as the run has it.
+    let totals: Vec<Option<u64>> = (phases.iter())
+        .map(|p| p.and_then(|p| cap_as_total(&p.params)))
+        .collect();
+    let compared = |i: usize, k: &str| match (k, totals[i]) {
+        ("rate_iops", Some(t)) => Some(format!("{{\"total\":{t}}}")),
+        _ => get(i, k),
+    };
     let differ: Vec<&str> = keys
         .into_iter()
         .filter(|k| {
-            let mut values = (0..pairs.len()).filter_map(|i| get(i, k));
+            let mut values = (0..pairs.len()).filter_map(|i| compared(i, k));
             values
                 .next()
                 .is_some_and(|first| values.any(|v| v != first))
@@ -4164,6 +4196,51 @@ mod tests {
                 )),
                 Cell::Text("stream_seed=99".into())
             ])
+        );
+    }
+
+    /// Trial 27 M3 and L2: a cap per direction in the read share, or on the one direction a phase does,
+    /// is the total cap it equals; shown as each run has it when some other parameter differs.
+    #[test]
+    fn a_cap_per_direction_equal_to_a_total_is_not_a_difference() {
+        use crate::vocab::Rate;
+        let capped = |read_percent: u8, total, read, write| {
+            let mut p = phase("m", 10, 10, None);
+            p.params.read_percent = Some(read_percent);
+            p.params.rate_iops = Some(Rate { total, read, write });
+            p
+        };
+        let t = "t";
+        let rows = |a: PhaseResult, b: PhaseResult| {
+            let c = compare(&[run("a", "s", t, vec![a]), run("b", "s", t, vec![b])]);
+            c.row("m", Metric::Parameters).map(|r| r.cells.clone())
+        };
+        for (rp, read, write) in [
+            (50, Some(250), Some(250)),
+            (70, Some(350), Some(150)),
+            (100, Some(500), None),
+            (0, None, Some(500)),
+        ] {
+            let total = capped(rp, Some(500), None, None);
+            assert_eq!(rows(total, capped(rp, None, read, write)), None, "{rp}");
+        }
+        let cell = |s: &str| Cell::Text(s.into());
+        assert_eq!(
+            rows(
+                capped(50, Some(500), None, None),
+                capped(50, None, Some(249), Some(249))
+            ),
+            Some(vec![
+                cell("rate_iops={\"total\":500}"),
+                cell("rate_iops={\"read\":249,\"write\":249}")
+            ])
+        );
+        let mut trims = capped(50, None, Some(250), Some(250));
+        trims.params.trim_percent = Some(10);
+        assert!(rows(capped(50, Some(500), None, None), trims).is_some());
+        assert_eq!(
+            cap_as_total(&capped(50, None, Some(u64::MAX), Some(u64::MAX)).params),
+            None
         );
     }
 
