@@ -149,8 +149,9 @@ pub struct Job {
     pub latency_percentile: f64,
     /// `rate` per direction, bytes per second per job, and where, with its value as written.
     pub rate_bytes: ([Option<u64>; 2], Option<(Place, String)>),
-    /// The `rate_iops` and `rate` (in that order) that cap trims ([`trim_part`]), each where and as
-    /// written (`rate_iops=100`): wkrun has no cap on trims, so a job that trims refuses them.
+    /// The `rate_iops` and `rate` (in that order) that cap trims (the value's third part, else its last),
+    /// each where and as written (`rate_iops=100`): wkrun has no cap on trims, so a job that trims refuses
+    /// them.
     pub trim_rates: [Option<(Place, String)>; 2],
     /// `ioengine` as fio names it, and where.
     pub engine: (String, Option<Place>),
