@@ -1831,23 +1831,25 @@ const THINK_UNREAD: &str = "fio's think time";
 const RATE_UNREAD: &str = "fio's rate cap";
 
 /// Job `j`'s rate cap, `params.rate_iops`: its `rate` (bytes per second) and `rate_iops` per direction, with
-/// `rate_process`, mapped as `wkrun import fio` maps them ([`crate::fio::import::rate_per_job`]: a byte rate
+/// `rate_process`, mapped as `wkrun import fio` maps them ([`crate::fio::import::rate_total`]: a byte rate
 /// over the block size, or a block-size mix's mean size; fio takes `rate` over `rate_iops` for a direction
-/// both cap), each capped direction the job does times its jobs; `None` without a cap. A cap the import
-/// refuses (a cap on trims, a `rate` that is no whole number of I/Os per second of one size, a mix's rounded
-/// beyond 5 %, a `rate` with block sizes the options do not give) is the warning naming it, the parameter
-/// absent (attack 27: `rate=1m` was not read, so compare showed a capped job as an uncapped one).
+/// both cap; the directions the job does, `rwmixread=100` reads only; its `numjobs` jobs' caps multiplied,
+/// then rounded); `None` without a cap. A cap the import refuses (a cap on trims of a job that trims, a
+/// `rate` that is no whole number of I/Os per second of one size, a mix's rounded beyond 5 %, a mix under
+/// fio's random map, a `rate` with block sizes the options do not give) is the warning naming it, the
+/// parameter absent (attack 27: `rate=1m` was not read, so compare showed a capped job as an uncapped one),
+/// as is a cap on a job whose directions are unknown.
 fn rate_cap(
     p: &PhaseParams,
     j: &Map<String, Value>,
     g: Option<&Map<String, Value>>,
 ) -> Result<Option<crate::vocab::Rate>, String> {
-    use crate::fio::import::job::{Job, rate_caps, trim_cap};
+    use crate::fio::import::job::{Job, Rw, flag};
     use crate::fio::import::shape::Block;
     let given = ["rate", "rate_iops"].map(|k| opt(j, g, k).map(|v| (k, v)));
-    let (Some(share), true) = (p.read_percent, given.iter().any(Option::is_some)) else {
+    if given.iter().all(Option::is_none) {
         return Ok(None);
-    };
+    }
     let text = (given.iter().flatten())
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
@@ -1858,16 +1860,53 @@ fn rate_cap(
         )
     };
     let mut job = Job::fio_default(crate::fio::Place::File("fio's JSON".into()));
-    (job.rw.read, job.rw.write, job.rwmixread) = (share > 0, share < 100, u64::from(share));
+    let random = p.pattern != Some(Pattern::Sequential);
+    // The job's directions as its rw gave them: trims only, trimwrite's trims and writes, or reads and
+    // writes in the mix read_percent says (Job::directions keeps those it gives a share).
+    (job.rw, job.rwmixread) = match (p.trim_percent, p.read_percent) {
+        (Some(100), _) => (
+            Rw {
+                random,
+                read: false,
+                write: false,
+                trim: true,
+            },
+            0,
+        ),
+        (Some(_), _) => (
+            Rw {
+                random,
+                read: false,
+                write: true,
+                trim: true,
+            },
+            0,
+        ),
+        (None, Some(share)) => (
+            Rw {
+                random,
+                read: true,
+                write: true,
+                trim: false,
+            },
+            u64::from(share),
+        ),
+        (None, None) => return Err(refused("the job's rw is not one it reads".into())),
+    };
+    job.numjobs = u64::from(p.workers.unwrap_or(1));
+    job.random_map = !opt(j, g, "norandommap").is_some_and(|v| flag(v).unwrap_or(true));
+    // fio keeps no random map under any distribution but uniform: which one does not matter here.
+    job.distribution = p
+        .distribution
+        .as_ref()
+        .map(|_| crate::spec::Distribution::Uniform);
     job.poisson = opt(j, g, "rate_process").map(str::trim) == Some("poisson");
     for (k, v) in given.into_iter().flatten() {
-        if let Some(why) = trim_cap(v) {
-            return Err(refused(why));
-        }
-        let caps = rate_caps(v, kb_base(j, g, k)).map_err(|e| refused(format!("{k}: {e}")))?;
-        match k {
-            "rate" => job.rate_bytes = (caps, Some((job.at.clone(), v.trim().to_string()))),
-            _ => job.rate_iops = caps,
+        let at = job.at.clone();
+        match job.set_rate(k, v, kb_base(j, g, k), &at) {
+            Ok(None) => {}
+            Ok(Some(why)) => return Err(refused(why)),
+            Err(e) => return Err(refused(format!("{k}: {e}"))),
         }
     }
     let block = match (&p.block_size_mix, p.block_size_bytes) {
@@ -1877,14 +1916,14 @@ fn rate_cap(
         (None, None) if job.rate_bytes.0 == [None; 2] => Block::One(4096),
         (None, None) => return Err(refused("the job's block size is unknown".into())),
     };
-    let [r, w] = crate::fio::import::rate_per_job(&job, &block).map_err(refused)?;
-    let jobs = u64::from(p.workers.unwrap_or(1));
-    let rate = crate::vocab::Rate {
-        total: None,
-        read: r.map(|c| c.saturating_mul(jobs)),
-        write: w.map(|c| c.saturating_mul(jobs)),
-    };
-    Ok((rate.read.is_some() || rate.write.is_some()).then_some(rate))
+    let [read, write] = crate::fio::import::rate_total(&job, &block).map_err(refused)?;
+    Ok(
+        (read.is_some() || write.is_some()).then_some(crate::vocab::Rate {
+            total: None,
+            read,
+            write,
+        }),
+    )
 }
 
 /// The `kb_base` (1024 or 1000) fio read job `j`'s size option `key` with (its own, else the global one,

@@ -81,6 +81,18 @@ impl Ratio {
         self.0.is_multiple_of(self.1)
     }
 
+    /// This times `n`.
+    pub fn times(self, n: u64) -> Ratio {
+        Ratio(self.0.saturating_mul(n as u128), self.1)
+    }
+
+    /// wkrun's `rate_iops` for `jobs` jobs at this rate each: multiplied first, then rounded (export's
+    /// `rate=2901333` with `numjobs=3` and a 34,816 B mean: 3 × 2,901,333 / 34,816 = 250.0, where 3 × 83 =
+    /// 249), at least 1. The one rounding of `wkrun import fio` and of fio's JSON read.
+    pub fn cap(self, jobs: u64) -> u64 {
+        self.times(jobs).nearest().max(1)
+    }
+
     /// This divided by `n` (not 0).
     pub fn per(self, n: u64) -> Ratio {
         Ratio(self.0, self.1 * n as u128)
@@ -95,6 +107,11 @@ impl Ratio {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 4k/50:64k/50.
+    fn m_half() -> MixRate {
+        MixRate::of(&[(4096, 50), (65536, 50)]).expect("mix")
+    }
 
     /// The trial's jobs: 4k/50:64k/50 has a mean of 34,816 B, 4k/60:64k/40 of 28,672 B, bsrange=4k-16k
     /// (4, 8, 12, 16 KiB equally) of 10,240 B.
@@ -140,5 +157,13 @@ mod tests {
         assert_eq!(Ratio(5, 2).nearest(), 3);
         assert_eq!(Ratio(499, 1000).nearest(), 0);
         assert_eq!(Ratio(10, 4).per(5), Ratio(10, 20));
+        // Trial 27 M3: export's rate=2901333 per job of numjobs=3 (500 I/Os/s of the mix, half reads):
+        // 83.33 per job, 250 per direction for the 3 jobs, not 3 × 83.
+        let per_job = m_half().ios_of_bytes(2_901_333, false);
+        assert_eq!(per_job.nearest(), 83);
+        assert_eq!(per_job.times(3), Ratio(3 * 2_901_333 * 100, 3_481_600));
+        assert_eq!((per_job.cap(3), per_job.cap(1)), (250, 83));
+        assert_eq!(Ratio(1, 4).cap(1), 1);
+        assert_eq!(Ratio(1, 4).cap(8), 2);
     }
 }

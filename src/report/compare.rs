@@ -4280,6 +4280,53 @@ mod tests {
         );
     }
 
+    /// Trial 27 M3 and L2: a cap per direction in the read share, or on the one direction a phase does,
+    /// is the total cap it equals; shown as each run has it when some other parameter differs.
+    #[test]
+    fn a_cap_per_direction_equal_to_a_total_is_not_a_difference() {
+        use crate::vocab::Rate;
+        let capped = |read_percent: u8, total, read, write| {
+            let mut p = phase("m", 10, 10, None);
+            p.params.read_percent = Some(read_percent);
+            p.params.rate_iops = Some(Rate { total, read, write });
+            p
+        };
+        let t = "t";
+        let rows = |a: PhaseResult, b: PhaseResult| {
+            let c = compare(&[run("a", "s", t, vec![a]), run("b", "s", t, vec![b])]);
+            c.row("m", Metric::Parameters).map(|r| r.cells.clone())
+        };
+        for (rp, read, write) in [
+            (50, Some(250), Some(250)),
+            (70, Some(350), Some(150)),
+            (100, Some(500), None),
+            (0, None, Some(500)),
+        ] {
+            let total = capped(rp, Some(500), None, None);
+            assert_eq!(rows(total, capped(rp, None, read, write)), None, "{rp}");
+        }
+        let cell = |s: &str| Cell::Text(s.into());
+        assert_eq!(
+            rows(
+                capped(50, Some(500), None, None),
+                capped(50, None, Some(249), Some(249))
+            ),
+            Some(vec![
+                cell("rate_iops={\"total\":500}"),
+                cell("rate_iops={\"read\":249,\"write\":249}")
+            ])
+        );
+        let mut trims = capped(50, None, Some(250), Some(250));
+        trims.params.trim_percent = Some(10);
+        assert!(rows(capped(50, Some(500), None, None), trims).is_some());
+        let huge = Rate {
+            total: None,
+            read: Some(u64::MAX),
+            write: Some(u64::MAX),
+        };
+        assert_eq!(huge.acting_on(50, 0), huge);
+    }
+
     #[test]
     fn differing_parameters_and_overrides_are_shown() {
         let mut p1 = phase("m", 10, 0, None);

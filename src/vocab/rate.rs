@@ -89,8 +89,10 @@ impl Rate {
     /// What the cap does on a phase of `read_percent` % reads and `trim_percent` % trims (the rest
     /// writes): a direction's cap where the phase issues none of that direction does nothing and is left
     /// out; where reads, or writes, are every I/O of the phase, their cap and the total cap are one cap,
-    /// the lower, given as the total. Two caps that do the same are then equal: `{ read = 2000 }` and
-    /// `2000` on a phase of reads only (fio's `rate_iops=2000` of a read job beside wkrun's, trial 27 L2).
+    /// the lower, given as the total; with no trims, a read and a write cap in the read share are the total
+    /// cap of their sum. Two caps that do the same are then equal: `{ read = 2000 }` and `2000` on a phase
+    /// of reads only (fio's `rate_iops=2000` of a read job beside wkrun's, trial 27 L2); `{ read = 250,
+    /// write = 250 }` and `500` at 50 % reads (trial 27 M3).
     pub fn acting_on(&self, read_percent: u8, trim_percent: u8) -> Rate {
         let read = read_percent.min(100);
         let write = 100 - read - trim_percent.min(100 - read);
@@ -107,10 +109,25 @@ impl Rate {
                 read: None,
                 write: None,
             },
-            None => Rate {
-                total: self.total,
-                read: read_cap,
-                write: write_cap,
+            None => match (self.total, read_cap, write_cap) {
+                // Reads capped at R and writes at W in the read share, with no trims, are a total cap of
+                // R + W (fio caps each direction: a total cap's export reads back so, trial 27 M3).
+                (None, Some(r), Some(w))
+                    if trim_percent == 0
+                        && u128::from(r) * u128::from(100 - read)
+                            == u128::from(w) * u128::from(read) =>
+                {
+                    Rate {
+                        total: r.checked_add(w),
+                        read: r.checked_add(w).map_or(Some(r), |_| None),
+                        write: r.checked_add(w).map_or(Some(w), |_| None),
+                    }
+                }
+                _ => Rate {
+                    total: self.total,
+                    read: read_cap,
+                    write: write_cap,
+                },
             },
         }
     }
@@ -127,6 +144,23 @@ mod tests {
 
     #[test]
     fn caps_compare_by_what_they_do_on_the_phases_directions() {
+        // With no trims, a read and a write cap in the read share are a total cap of their sum.
+        assert_eq!(
+            cap(None, Some(250), Some(250)).acting_on(50, 0),
+            cap(Some(500), None, None)
+        );
+        assert_eq!(
+            cap(None, Some(350), Some(150)).acting_on(70, 0),
+            cap(Some(500), None, None)
+        );
+        assert_eq!(
+            cap(None, Some(250), Some(250)).acting_on(70, 0),
+            cap(None, Some(250), Some(250))
+        );
+        assert_eq!(
+            cap(None, Some(250), Some(250)).acting_on(50, 10),
+            cap(None, Some(250), Some(250))
+        );
         let total = |n| cap(Some(n), None, None);
         // Reads only: the read cap is the total cap; a write cap does nothing.
         assert_eq!(cap(None, Some(2000), None).acting_on(100, 0), total(2000));

@@ -35,6 +35,7 @@ mod fio_odd;
 mod fio_one_in_flight;
 mod fio_options26;
 mod fio_poisson_sync;
+mod fio_rate28;
 mod fio_region;
 mod fio_side;
 mod fio_steady;

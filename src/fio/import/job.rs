@@ -149,6 +149,10 @@ pub struct Job {
     pub latency_percentile: f64,
     /// `rate` per direction, bytes per second per job, and where, with its value as written.
     pub rate_bytes: ([Option<u64>; 2], Option<(Place, String)>),
+    /// The `rate_iops` and `rate` (in that order) that cap trims (the value's third part, else its last),
+    /// each where and as written (`rate_iops=100`): wkrun has no cap on trims, so a job that trims refuses
+    /// them.
+    pub trim_rates: [Option<(Place, String)>; 2],
     /// `ioengine` as fio names it, and where.
     pub engine: (String, Option<Place>),
     /// `direct` (or not `buffered`).
@@ -193,6 +197,43 @@ pub struct Job {
 }
 
 impl Job {
+    /// The directions fio does, reads and writes: `rw`'s, less one that `rwmixread` gives no share (fio
+    /// 3.33, `rw=randrw --rate_iops=100`: `rwmixread=100` did 100.3 reads/s and no write, `rwmixread=0`
+    /// no read). What the import and the JSON reader both cap and mix by.
+    pub fn directions(&self) -> [bool; 2] {
+        let both = self.rw.read && self.rw.write;
+        [
+            self.rw.read && !(both && self.rwmixread == 0),
+            self.rw.write && !(both && self.rwmixread == 100),
+        ]
+    }
+
+    /// Sets fio's rate cap `name` (`rate_iops` or `rate`) to `v` (sizes in `kb`), written at `at`, as the
+    /// import and the JSON reader read it; `Some(why)` when the import refuses the value (a cap on trims
+    /// unlike its others).
+    ///
+    /// # Errors
+    /// A part that is not a number.
+    pub fn set_rate(
+        &mut self,
+        name: &str,
+        v: &str,
+        kb: u64,
+        at: &Place,
+    ) -> Result<Option<String>, String> {
+        let caps = rate_caps(v, kb)?;
+        if let Some(why) = trim_cap(v) {
+            return Ok(Some(why));
+        }
+        let which = usize::from(name == "rate");
+        self.trim_rates[which] = trim_part(v).map(|_| (at.clone(), format!("{name}={}", v.trim())));
+        match which {
+            0 => (self.rate_iops, self.rate_iops_at) = (caps, Some(at.clone())),
+            _ => self.rate_bytes = (caps, Some((at.clone(), v.trim().to_string()))),
+        }
+        Ok(None)
+    }
+
     /// fio's defaults.
     pub fn fio_default(at: Place) -> Job {
         Job {
@@ -234,6 +275,7 @@ impl Job {
             latency_window_us: 0,
             latency_percentile: 100.0,
             rate_bytes: ([None; 2], None),
+            trim_rates: [None, None],
             engine: ("psync".into(), None),
             direct: false,
             random_map: true,
@@ -575,15 +617,8 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
         "name" => job.name = v.trim().to_string(),
         "description" => job.description = Some(v.trim().to_string()),
         "rate_iops" | "rate" => {
-            let caps = rate_caps(v, kb)?;
-            if let Some(why) = trim_cap(v) {
+            if let Some(why) = job.set_rate(name, v, kb, at)? {
                 return Ok(Outcome::Refuse(why));
-            }
-            if name == "rate_iops" {
-                job.rate_iops = caps;
-                job.rate_iops_at = Some(at.clone());
-            } else {
-                job.rate_bytes = (caps, Some((at.clone(), v.trim().to_string())));
             }
         }
         "rate_process" => match v.trim() {
@@ -607,7 +642,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
 ///
 /// # Errors
 /// A part that is not a number.
-pub fn rate_caps(v: &str, kb: u64) -> Result<[Option<u64>; 2], String> {
+fn rate_caps(v: &str, kb: u64) -> Result<[Option<u64>; 2], String> {
     let parts = value::directions(v);
     let mut caps = [None; 2];
     for (d, p) in parts.iter().take(2).enumerate() {
@@ -616,16 +651,28 @@ pub fn rate_caps(v: &str, kb: u64) -> Result<[Option<u64>; 2], String> {
     Ok(caps)
 }
 
+/// The part of fio's `rate_iops` or `rate` value `v` that caps trims: the third, else the last one written
+/// (fio 3.33 on a `randtrim` job: `rate_iops=100` 99.95 trims/s, `100,200` 199.90, `100,,300` 299.85;
+/// `100,` and `100,0` uncapped); `None` when it caps none.
+fn trim_part(v: &str) -> Option<&str> {
+    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
+    let part = parts.get(2).or(parts.last()).copied()?;
+    (!part.is_empty() && part != "0").then_some(part)
+}
+
 /// Why the import refuses fio's `rate_iops` or `rate` value `v`: a cap on trims unlike its others (wkrun's
 /// caps are for reads and writes); `None` when it has none.
-pub fn trim_cap(v: &str) -> Option<String> {
+fn trim_cap(v: &str) -> Option<String> {
     let parts = value::directions(v);
     (parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..])
         .then(|| "a cap on trims; wkrun's rate caps are for reads and writes".into())
 }
 
 /// A flag: no value, or 0 or 1.
-fn flag(v: &str) -> Result<bool, String> {
+///
+/// # Errors
+/// A value that is neither.
+pub fn flag(v: &str) -> Result<bool, String> {
     match v.trim() {
         "" => Ok(true),
         t => Ok(value::int(t, 1024)? != 0),

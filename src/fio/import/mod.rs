@@ -8,7 +8,7 @@
 
 pub mod job;
 mod rate;
-pub(crate) use rate::per_job as rate_per_job;
+pub(crate) use rate::total as rate_total;
 pub mod schedule;
 pub mod shape;
 pub mod write;

@@ -26,19 +26,21 @@ struct FioRate {
     at: Place,
 }
 
-/// The job's caps per job as wkrun's `rate_iops` per direction, and the read share of a mixed job
-/// ([`rate_mix`]). fio's caps become the I/Os per second fio gives ([`MixRate::ios_of_bytes`]): exact
-/// for one block size, or with Poisson arrivals; on average, rounded, with a note giving the numbers,
-/// for a block-size mix evenly paced (refused when rounding moves a cap by more than
-/// [`MIX_RATE_SLACK_PCT`]); a `rate` that is no whole number of I/Os per second of one size is refused
-/// (`--lossy`: rounded).
+/// The job's caps as the I/Os per second fio gives one job per direction, exact (wkrun's `rate_iops` for
+/// its jobs is [`Ratio::cap`] of them: multiplied, then rounded), and the read share of a mixed job
+/// ([`rate_mix`]). fio's caps become the I/Os per second fio gives ([`MixRate::ios_of_bytes`]): exact for
+/// one block size, or with Poisson arrivals; on average, rounded, with a note giving the numbers, for a
+/// block-size mix evenly paced (refused when rounding moves a cap by more than [`MIX_RATE_SLACK_PCT`]); a
+/// `rate` that is no whole number of I/Os per second of one size for the job's `numjobs` is refused
+/// (`--lossy`: rounded). A cap on trims of a job that trims is refused: wkrun has none.
 pub(super) fn caps(
     job: &Job,
     block: &Block,
     read_percent: u64,
     notes: &mut Vec<Remark>,
     refused: &mut Vec<Remark>,
-) -> ([Option<u64>; 2], u64) {
+) -> ([Option<Ratio>; 2], u64) {
+    trim_rates(job, refused);
     let m = match block {
         Block::One(b) => MixRate::of(&[(*b, 1)]),
         Block::Mix(v) => MixRate::of(v),
@@ -46,25 +48,43 @@ pub(super) fn caps(
     let Some((m, fio)) = m.and_then(|m| Some((m, fio_rate(job, &m)?))) else {
         return ([None; 2], read_percent);
     };
-    let ours = fio.ios.map(|r| r.map(|r| r.nearest().max(1)));
     let mix = matches!(block, Block::Mix(_));
     match (job.poisson, mix) {
-        (true, _) => poisson(&fio, &m, mix, notes, refused),
+        (true, _) => poisson(job, &fio, &m, mix, notes, refused),
         (false, true) => linear_mix(job, &fio, &m, notes, refused),
-        (false, false) => linear_one(&fio, &m, refused),
+        (false, false) => linear_one(job, &fio, &m, refused),
     }
-    (ours, rate_mix(job, read_percent, &fio, ours, notes))
+    (fio.ios, rate_mix(job, read_percent, &fio, notes))
 }
 
-/// fio's rate caps of `job` (its `rate`, `rate_iops` and `rate_process`, the directions it does) with block
-/// sizes `block`, as `wkrun import fio` maps them ([`caps`]): wkrun's `rate_iops` per direction per job, or
-/// why the import refuses them (without `--lossy`), each refused option as written and why. How fio's
-/// JSON output is read ([`crate::fio::json`]) with the import's rule.
-pub(crate) fn per_job(job: &Job, block: &Block) -> Result<[Option<u64>; 2], String> {
+/// The refusal of each option that caps a job's trims ([`Job::trim_rates`]): attack 27 F1, `rw=randtrim
+/// rate_iops=100` ran 100 trims/s in fio and, imported without its cap, 45,625 in wkrun.
+fn trim_rates(job: &Job, refused: &mut Vec<Remark>) {
+    for (at, text) in job.trim_rates.iter().flatten().filter(|_| job.rw.trim) {
+        refused.push(remark(
+            at,
+            text.clone(),
+            "a cap on trims (this job trims, and fio caps its trims too); wkrun's rate caps are for reads and writes",
+        ));
+    }
+}
+
+/// fio's rate caps of `job` (its `rate`, `rate_iops` and `rate_process`, the directions it does,
+/// `numjobs`) with block sizes `block`, as `wkrun import fio` maps them ([`caps`]): wkrun's `rate_iops` per
+/// direction for the job's `numjobs` jobs together ([`Ratio::cap`]), or why the import refuses them
+/// (without `--lossy`), each refused option as written and why; evenly paced, a block-size mix under fio's
+/// random map ([`super::shape::mix_under_random_map`]) too. How fio's JSON output is read ([`crate::fio::json`]) with
+/// the import's rules.
+pub(crate) fn total(job: &Job, block: &Block) -> Result<[Option<u64>; 2], String> {
     let (mut notes, mut refused) = (Vec::new(), Vec::new());
     let (ours, _) = caps(job, block, job.rwmixread, &mut notes, &mut refused);
+    // Poisson arrivals count I/Os whatever their sizes (fio 3.33, rate=16m with the mix under its random
+    // map: 4056 I/Os/s for 4096): the sizes fio draws move only evenly paced bytes' I/Os.
+    if ours != [None; 2] && !job.poisson {
+        refused.extend(super::shape::mix_under_random_map(job, block, &job.at));
+    }
     match refused.is_empty() {
-        true => Ok(ours),
+        true => Ok(ours.map(|r| r.map(|r| r.cap(job.numjobs)))),
         false => Err((refused.iter())
             .map(|r| format!("`{}`: {}", r.text, r.why))
             .collect::<Vec<_>>()
@@ -74,7 +94,7 @@ pub(crate) fn per_job(job: &Job, block: &Block) -> Result<[Option<u64>; 2], Stri
 
 /// fio's caps of the directions the job does; `None` without one.
 fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
-    let used = [job.rw.read, job.rw.write];
+    let used = job.directions();
     let (bytes, written) = &job.rate_bytes;
     let mut bps = [None; 2];
     let mut from_rate = [false; 2];
@@ -105,15 +125,21 @@ fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
     })
 }
 
-/// Each capped direction's conversion, `reads 500 × 4096 / 34816 = 58.82, rounded to 59 (+0.3 %)`
-/// (`/ divisor`, or `⌊…⌋` with `floor`), and the largest move rounding makes, percent.
-fn said(fio: &FioRate, m: &MixRate, divisor: &str, floor: bool) -> (Vec<String>, f64) {
+/// Each capped direction's conversion for the job's `numjobs` jobs together, `reads 500 × 4096 / 34816 =
+/// 58.82, rounded to 59 (+0.3 %)` (`reads 3 jobs × 2901333 / 34816 = …` for several; `/ divisor`, or `⌊…⌋`
+/// with `floor`), and the largest move rounding makes, percent.
+fn said(job: &Job, fio: &FioRate, m: &MixRate, divisor: &str, floor: bool) -> (Vec<String>, f64) {
     let mut out = Vec::new();
     let mut worst: f64 = 0.0;
+    let jobs = match job.numjobs {
+        1 => String::new(),
+        n => format!("{n} jobs × "),
+    };
     for (d, dir) in ["reads", "writes"].into_iter().enumerate() {
         let (Some(b), Some(r)) = (fio.bps[d], fio.ios[d]) else {
             continue;
         };
+        let r = r.times(job.numjobs);
         let bytes = match fio.from_rate[d] {
             true => b.to_string(),
             false => format!("{} × {}", b / m.smallest, m.smallest),
@@ -126,8 +152,8 @@ fn said(fio: &FioRate, m: &MixRate, divisor: &str, floor: bool) -> (Vec<String>,
             _ => format!("{:.2}, rounded to {n} ({:+.1} %)", r.value(), r.off_pct(n)),
         };
         out.push(match floor {
-            true => format!("{dir} ⌊{bytes} / {divisor}⌋ = {got}"),
-            false => format!("{dir} {bytes} / {divisor} = {got}"),
+            true => format!("{dir} {jobs}⌊{bytes} / {divisor}⌋ = {got}"),
+            false => format!("{dir} {jobs}{bytes} / {divisor} = {got}"),
         });
     }
     (out, worst)
@@ -156,7 +182,7 @@ fn linear_mix(
     refused: &mut Vec<Remark>,
 ) {
     let mean = mean_text(m.mean());
-    let (said, worst) = said(fio, m, &mean, false);
+    let (said, worst) = said(job, fio, m, &mean, false);
     let text = format!("{} with {}", fio.text, mix_option(job));
     let why = format!(
         "fio paces a job's bytes per second ({}) and issues an I/O when the bytes before it are due, so at the mix's mean size ({mean} B an I/O) it issues those bytes / {mean} I/Os per second per job on average: {}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)",
@@ -175,18 +201,16 @@ fn linear_mix(
     }
 }
 
-/// One block size evenly paced: fio issues an I/O each size / rate seconds, exactly; refused when that
-/// is no whole number of I/Os per second (`--lossy`: rounded).
-fn linear_one(fio: &FioRate, m: &MixRate, refused: &mut Vec<Remark>) {
-    if fio
-        .ios
-        .iter()
-        .flatten()
-        .all(|r| r.whole() && r.nearest() > 0)
-    {
+/// One block size evenly paced: fio issues an I/O each size / rate seconds, exactly; refused when that,
+/// times the job's `numjobs`, is no whole number of I/Os per second (`--lossy`: rounded).
+fn linear_one(job: &Job, fio: &FioRate, m: &MixRate, refused: &mut Vec<Remark>) {
+    if fio.ios.iter().flatten().all(|r| {
+        let all = r.times(job.numjobs);
+        all.whole() && all.nearest() > 0
+    }) {
         return;
     }
-    let (said, _) = said(fio, m, &m.smallest.to_string(), false);
+    let (said, _) = said(job, fio, m, &m.smallest.to_string(), false);
     refused.push(remark(
         &fio.at,
         fio.text.clone(),
@@ -204,6 +228,7 @@ fn linear_one(fio: &FioRate, m: &MixRate, refused: &mut Vec<Remark>) {
 /// with a mix (whose bytes then follow the sizes drawn, not the rate), is noted; below one I/O per
 /// second refused (fio divides by it).
 fn poisson(
+    job: &Job,
     fio: &FioRate,
     m: &MixRate,
     mix: bool,
@@ -214,7 +239,7 @@ fn poisson(
     if !fio.from_rate.contains(&true) || (exact && !mix) {
         return;
     }
-    let (said, _) = said(fio, m, &m.smallest.to_string(), true);
+    let (said, _) = said(job, fio, m, &m.smallest.to_string(), true);
     let bytes = match mix {
         true => format!(
             ", so its bytes per second are those I/Os × the mix's mean size ({} B), not rate",
@@ -242,18 +267,14 @@ fn poisson(
 /// cap, so its mix follows the caps (`rwmixread=70` with `rate_iops=2000` ran 1,971 reads/s and 1,995
 /// writes/s), while wkrun keeps `read_percent` exact and a cap the mix cannot reach falls behind. The share
 /// fio realises when the device keeps up, Rr / (Rr + Rw) of the I/Os per second fio gives each direction,
-/// with a note; `read_percent` unchanged otherwise. `ours`: wkrun's caps per job.
-fn rate_mix(
-    job: &Job,
-    read_percent: u64,
-    fio: &FioRate,
-    ours: [Option<u64>; 2],
-    notes: &mut Vec<Remark>,
-) -> u64 {
-    if !(job.rw.read && job.rw.write) {
+/// with a note; `read_percent` unchanged otherwise, and for a job that does one direction only
+/// ([`Job::directions`]: `rwmixread=100` reads only, attack 27 F4).
+fn rate_mix(job: &Job, read_percent: u64, fio: &FioRate, notes: &mut Vec<Remark>) -> u64 {
+    if job.directions() != [true; 2] {
         return read_percent;
     }
     let [Some(r), Some(w)] = fio.ios else {
+        let ours = fio.ios.map(|r| r.map(|r| r.nearest().max(1)));
         one_capped(job, read_percent, fio, ours, notes);
         return read_percent;
     };

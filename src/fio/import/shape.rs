@@ -3,6 +3,7 @@
 //! `--lossy` the shape keeps the nearest wkrun setting and the refusal becomes a comment.
 
 use super::job::{Blocks, Job, Remark};
+use crate::fio::mix_rate::Ratio;
 use crate::fio::value::Size;
 use crate::fio::{Place, Problem};
 use crate::units::{Duration, fmt_bytes};
@@ -78,8 +79,9 @@ pub struct Shape {
     pub bound: Bound,
     /// Unmeasured lead-in, µs.
     pub ramp_us: Option<u64>,
-    /// Rate caps per direction of one job, I/Os per second.
-    pub rate: [Option<u64>; 2],
+    /// Rate caps per direction of one job, I/Os per second as fio gives them, exact (the phase's
+    /// `rate_iops` is [`Ratio::cap`] of them for its workers).
+    pub rate: [Option<Ratio>; 2],
     /// Poisson arrivals at the caps' rates (`rate_process=poisson` with a cap).
     pub poisson: bool,
     /// Think time, µs, and the I/Os between think times (`thinktime`, `thinktime_blocks`).
@@ -341,9 +343,9 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     let mut notes = job.notes.clone();
     let mut refused = job.refused.clone();
     let at = job.bs_at.clone().unwrap_or_else(|| job.at.clone());
-    let read_percent = match (job.rw.read, job.rw.write) {
-        (true, true) => job.rwmixread,
-        (true, false) => 100,
+    let read_percent = match job.directions() {
+        [true, true] => job.rwmixread,
+        [true, false] => 100,
         _ => 0,
     };
     let (block, full) = block(job, &at, &mut refused);
@@ -482,16 +484,32 @@ fn block(job: &Job, at: &Place, refused: &mut Vec<Remark>) -> (Block, bool) {
         ));
     }
     // fio leaves its random map off under a non-uniform distribution.
-    let mut full = job.rw.random && job.random_map && job.distribution.is_none();
-    if full && matches!(block, Block::Mix(_)) {
-        refused.push(remark(
-            at,
-            "bssplit/bsrange without norandommap",
-            "fio's random map (each block once per pass) with a block-size mix; wkrun draws a mix's offsets uniformly with replacement, as fio's norandommap (--lossy: offsets drawn with replacement)",
-        ));
+    let mut full = random_map(job);
+    if let Some(r) = mix_under_random_map(job, &block, at) {
+        refused.push(r);
         full = false;
     }
     (block, full)
+}
+
+/// Whether fio keeps its random map for `job`: random offsets, no `norandommap`, no `random_distribution`.
+fn random_map(job: &Job) -> bool {
+    job.rw.random && job.random_map && job.distribution.is_none()
+}
+
+/// The refusal of a block-size mix under fio's random map (random offsets, no `norandommap`, no
+/// `random_distribution`), `None` otherwise: fio then draws the larger sizes less often than the mix's
+/// weights (trial 27 M1, fio 3.33, `bssplit=4k/50:64k/50 rate=16m`: 626 I/Os per second, not 16 MiB /
+/// 34,816 B = 482), so neither the mix nor a byte rate's I/Os per second are what fio does. The import
+/// refuses the job, and fio's JSON reader its rate cap ([`super::rate::total`]).
+pub(crate) fn mix_under_random_map(job: &Job, block: &Block, at: &Place) -> Option<Remark> {
+    (random_map(job) && matches!(block, Block::Mix(_))).then(|| {
+        remark(
+            at,
+            "bssplit/bsrange without norandommap",
+            "fio's random map (each block once per pass) with a block-size mix draws the larger sizes less often than the mix says, so its I/Os are not the mix's and a byte rate gives more of them than the mix's mean size does; wkrun draws a mix's offsets uniformly with replacement, as fio's norandommap (--lossy: offsets drawn with replacement)",
+        )
+    })
 }
 
 /// Whether `offset_increment` lays the jobs' regions one after another.

@@ -964,16 +964,17 @@ fn rate_iops_with_a_block_size_mix_is_the_rate_fio_gives() {
         out.notes
     );
     // Mixed, two jobs: fio ran 288 + 280 I/Os/s per job; 2000 × 4096 / 28672 = 285.71 each way, so the
-    // phase's caps are 2 × 286, and the caps' share (50) is the read share.
+    // phase's caps are 2 × 285.71 = 571.43, rounded once (trial 27 M3), and the caps' share (50) is the read
+    // share.
     let mixed = "[m]\nfilename=f\nsize=64m\nrw=randrw\nrwmixread=70\nbssplit=4k/60:64k/40\nnorandommap\nrate_iops=2000\nnumjobs=2\ntime_based\nruntime=2\n";
     let out = import_text(mixed, false).expect("imports");
     let (ps, _) = phases(&out.text);
     assert_eq!(
         ps[0]["rate_iops"].to_string(),
-        "{ read = 572, write = 572 }"
+        "{ read = 571, write = 571 }"
     );
     assert_eq!(ps[0]["read_percent"].as_integer(), Some(50));
-    let said = "reads 2000 × 4096 / 28672 = 285.71, rounded to 286 (+0.1 %), writes 2000 × 4096 / 28672 = 285.71, rounded to 286 (+0.1 %)";
+    let said = "reads 2 jobs × 2000 × 4096 / 28672 = 571.43, rounded to 571 (-0.1 %), writes 2 jobs × 2000 × 4096 / 28672 = 571.43, rounded to 571 (-0.1 %)";
     assert!(
         out.notes.contains(&format!(
             "j.fio:8: rate_iops=2000 with bssplit: {}",
@@ -1275,5 +1276,112 @@ fn sqthread_poll_is_sq_poll_on_io_uring() {
         [
             "j.fio:9: sqthread_poll_cpu=1: fio pins its submission polling thread only with sqthread_poll, which this job does not set: nothing to import"
         ]
+    );
+}
+
+/// Attack 27 F1: a cap on a job that trims caps its trims (fio 3.33, `rw=randtrim --rate_iops=100`: 100.3
+/// trims/s; `rate=1m`: 255.9), and wkrun has no cap on trims: refused, naming the option and its line, as
+/// `rate_iops=,,100` is; `--lossy` drops it with the comment of every dropped option. The part that caps
+/// trims is the third, else the last written (`100,200`: 200; `100,` none).
+#[test]
+fn a_cap_on_a_trim_job_is_refused() {
+    let job = |rate: &str| {
+        format!("[t]\nfilename=f\nsize=64m\nrw=randtrim\nbs=4k\n{rate}\ntime_based\nruntime=3\n")
+    };
+    let why = "a cap on trims (this job trims, and fio caps its trims too); wkrun's rate caps are for reads and writes (--lossy drops it, with a comment in the spec)";
+    for (rate, text) in [
+        ("rate_iops=100", "rate_iops=100"),
+        ("rate=1m", "rate=1m"),
+        ("rate_iops=100,200", "rate_iops=100,200"),
+        ("rate_iops=,200", "rate_iops=,200"),
+    ] {
+        let err = import_text(&job(rate), false).expect_err(rate);
+        assert_eq!(err, vec![format!("j.fio:6: {text}: {why}")], "{rate}");
+    }
+    // rate_iops=,,100 is a cap on trims unlike the others, refused as before, once.
+    let err = import_text(&job("rate_iops=,,100"), false).expect_err("refused");
+    assert_eq!(
+        err,
+        vec![
+            "j.fio:6: rate_iops=,,100: a cap on trims; wkrun's rate caps are for reads and writes (--lossy drops it, with a comment in the spec)"
+        ]
+    );
+    // No cap on trims: imported, no cap.
+    for rate in ["rate_iops=100,", "rate_iops=100,0"] {
+        let (ps, _) = phases(&import_text(&job(rate), false).expect(rate).text);
+        assert_eq!(ps[0].get("rate_iops"), None, "{rate}");
+        assert_eq!(ps[0]["trim_percent"].as_integer(), Some(100));
+    }
+    let out = import_text(&job("rate_iops=100"), true).expect("--lossy");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(ps[0].get("rate_iops"), None);
+    assert_eq!(
+        out.dropped,
+        vec![
+            "j.fio:6: rate_iops=100: a cap on trims (this job trims, and fio caps its trims too); wkrun's rate caps are for reads and writes"
+        ]
+    );
+    assert!(
+        out.text
+            .contains("# dropped (--lossy): j.fio:6: rate_iops=100: a cap on trims"),
+        "{}",
+        out.text
+    );
+    // A read job's rate_iops=100 caps its reads alone.
+    let read = job("rate_iops=100").replace("randtrim", "randread");
+    assert_eq!(first(&read)["rate_iops"].to_string(), "{ read = 100 }");
+}
+
+/// Attack 27 F4: `rw=randrw` with `rwmixread=100` does reads only (fio 3.33 with `rate_iops=100`: 100.3
+/// reads/s, no write), with `rwmixread=0` writes only; the import capped both directions and took the caps'
+/// 50/50 as the read share. Now, as fio's JSON reader does: the directions done, capped, and no share note.
+#[test]
+fn a_mix_of_one_direction_caps_that_direction() {
+    let job = |mix: u64| {
+        format!(
+            "[m]\nfilename=f\nsize=64m\nbs=4k\nrw=randrw\nrwmixread={mix}\nrate_iops=100\ntime_based\nruntime=3\n"
+        )
+    };
+    for (mix, read, cap) in [
+        (100, 100, "{ read = 100 }"),
+        (0, 0, "{ write = 100 }"),
+        (1, 50, "{ read = 100, write = 100 }"),
+        (99, 50, "{ read = 100, write = 100 }"),
+    ] {
+        let out = import_text(&job(mix), false).expect("imports");
+        let (ps, _) = phases(&out.text);
+        assert_eq!(ps[0]["read_percent"].as_integer(), Some(read), "{mix}");
+        assert_eq!(ps[0]["rate_iops"].to_string(), cap, "{mix}");
+        let noted = (out.notes.iter()).any(|n| n.contains("issues whichever is behind its cap"));
+        assert_eq!(noted, read == 50, "{mix}: {:?}", out.notes);
+    }
+}
+
+/// Trial 27 M3: `wkrun export fio` of rate_iops = 500 (4KiB 50 %, 64KiB 50 %, half reads, psync QD3) wrote
+/// `rate=2901333,2901333` with `numjobs=3`; the import rounded each job (83.33 to 83) and then multiplied
+/// (249 each way). Multiplied first: 3 × 2,901,333 / 34,816 = 250.0, the spec's 250 each way, noted.
+#[test]
+fn a_cap_of_several_jobs_is_multiplied_then_rounded() {
+    let job = "[psmix]\nfilename=t.img\nioengine=psync\ndirect=1\nrw=randrw\nrwmixread=50\nnorandommap=1\nbssplit=4k/50:64k/50\niodepth=1\nnumjobs=3\nruntime=2s\ntime_based=1\nrate=2901333,2901333\n";
+    let out = import_text(job, false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(
+        ps[0]["rate_iops"].to_string(),
+        "{ read = 250, write = 250 }"
+    );
+    assert_eq!(
+        (
+            ps[0]["workers"].as_integer(),
+            ps[0]["read_percent"].as_integer()
+        ),
+        (Some(3), Some(50))
+    );
+    let said = "reads 3 jobs × 2901333 / 34816 = 250.00, rounded to 250 (+0.0 %), writes 3 jobs × 2901333 / 34816 = 250.00, rounded to 250 (+0.0 %)";
+    assert!(
+        out.notes.iter().any(
+            |n| n.starts_with("j.fio:13: rate=2901333,2901333 with bssplit: ") && n.contains(said)
+        ),
+        "{:?}",
+        out.notes
     );
 }

@@ -117,7 +117,7 @@ fn workload(p: &Phase) -> Vec<Entry> {
     let caps: Vec<String> = ["read", "write"]
         .iter()
         .zip(sh.rate)
-        .filter_map(|(d, c)| Some(format!("{d} = {}", c?.saturating_mul(w))))
+        .filter_map(|(d, c)| Some(format!("{d} = {}", c?.cap(w))))
         .collect();
     if !caps.is_empty() {
         k.push(("rate_iops", format!("{{ {} }}", caps.join(", "))));
