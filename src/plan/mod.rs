@@ -19,7 +19,7 @@ pub mod pairing;
 pub mod record;
 pub mod replay;
 mod resolve;
-pub(crate) use resolve::default_block_size;
+pub(crate) use crate::spec::rules::default_block_size;
 pub mod results_size;
 pub mod rounds;
 pub mod search;
@@ -44,9 +44,8 @@ use crate::vocab::{
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+pub use crate::spec::rules::MAX_BUFFER_BYTES;
 pub use crate::stats::{DEFAULT_INTERVAL_NS, MAX_INTERVALS};
-/// Most bytes of I/O buffers a phase may use (queue depth × largest block size): 2 GiB.
-pub const MAX_BUFFER_BYTES: u64 = 2 << 30;
 /// Default size of the synthetic image: 256 MiB (capped at the span).
 pub const DEFAULT_IMAGE_SIZE: u64 = 256 << 20;
 
