@@ -19,7 +19,7 @@ pub mod pairing;
 pub mod record;
 pub mod replay;
 mod resolve;
-pub(crate) use resolve::default_block_size;
+pub(crate) use crate::spec::rules::default_block_size;
 pub mod results_size;
 pub mod rounds;
 pub mod search;
@@ -44,9 +44,8 @@ use crate::vocab::{
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+pub use crate::spec::rules::MAX_BUFFER_BYTES;
 pub use crate::stats::{DEFAULT_INTERVAL_NS, MAX_INTERVALS};
-/// Most bytes of I/O buffers a phase may use (queue depth × largest block size): 2 GiB.
-pub const MAX_BUFFER_BYTES: u64 = 2 << 30;
 /// Default size of the synthetic image: 256 MiB (capped at the span).
 pub const DEFAULT_IMAGE_SIZE: u64 = 256 << 20;
 
@@ -701,6 +700,70 @@ impl PhasePlan {
     }
 }
 
+/// What the workers of a phase are dealt from: its range (the span, or a restored image's bytes), its
+/// blocks' unit (the smallest size of a mix), its offset order, its byte bound in I/Os (`None` for a time
+/// bound) and its stream seed. A plan's phase has it ([`PhasePlan::workers`]), and so do the parameters a
+/// results file records (`results::workers_check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamShape {
+    /// The bytes the phase's ops fall in.
+    pub range: ByteRange,
+    /// Bytes per block.
+    pub unit: u64,
+    /// The offset order.
+    pub order: Order,
+    /// The phase's I/Os, for a byte bound.
+    pub total_ops: Option<u64>,
+    /// The phase's stream seed (worker 0's).
+    pub seed: u64,
+}
+
+/// The `of` workers of a phase of shape `s` split `split`: each one's part of the range, seed and share of
+/// the I/Os. The one definition of how a phase is dealt out, which the run takes ([`PhasePlan::workers`])
+/// and `wkrun validate` holds a results file's `params.worker_parts` to.
+pub fn deal_workers(s: &StreamShape, of: u32, split: WorkersSplit) -> Vec<WorkerPlan> {
+    let of = of.max(1);
+    let range = s.range;
+    let unit = s.unit.max(1);
+    let part = of > 1 && split == WorkersSplit::Partitioned;
+    let all_blocks = range.len.div_ceil(unit);
+    // A sequential stream bounded to less than a pass covers the range's first `n` blocks only: those
+    // are cut into the parts, so that each worker has its share of them.
+    let blocks = match (part, s.order, s.total_ops) {
+        (true, Order::Sequential, Some(n)) if n < all_blocks && n >= of as u64 => n,
+        _ => all_blocks,
+    };
+    (0..of)
+        .map(|w| {
+            let (w64, of64) = (w as u64, of as u64);
+            let (b0, nb) = match part {
+                true => (
+                    share_start(blocks, w64, of64),
+                    even_share(blocks, w64, of64),
+                ),
+                false => (0, blocks),
+            };
+            let start = range.start + b0 * unit;
+            let len = (nb * unit).min(range.end().saturating_sub(start));
+            let ops = s.total_ops.map(|n| {
+                let (passes, rest) = (n / blocks.max(1), n % blocks.max(1));
+                match (part, s.order) {
+                    (true, Order::Sequential) => passes * nb + rest.saturating_sub(b0).min(nb),
+                    (true, Order::RandomFull) => passes * nb + even_share(rest, w64, of64),
+                    _ => even_share(n, w64, of64),
+                }
+            });
+            WorkerPlan {
+                index: w,
+                of,
+                range: ByteRange { start, len },
+                seed: crate::ops::worker_seed(s.seed, w),
+                ops,
+            }
+        })
+        .collect()
+}
+
 /// One worker of an I/O phase as the plan shares the phase out: its part of the range, its seed, its share of
 /// the byte bound. Its op stream ([`PhasePlan::worker_stream`]) is a pure function of these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -754,45 +817,14 @@ impl PhasePlan {
         let (of, split) = self.io().map_or((1, WorkersSplit::Partitioned), |io| {
             (io.workers.max(1), io.split)
         });
-        let range = self.range();
-        let unit = s.sizes.unit().max(1);
-        let part = of > 1 && split == WorkersSplit::Partitioned;
-        // A sequential stream bounded to less than a pass covers the range's first `n` blocks only: those
-        // are cut into the parts, so that each worker has its share of them.
-        let blocks = match (part, s.order, s.total_ops) {
-            (true, Order::Sequential, Some(n)) if n < s.blocks() && n >= of as u64 => n,
-            _ => s.blocks(),
+        let stream = StreamShape {
+            range: self.range(),
+            unit: s.sizes.unit(),
+            order: s.order,
+            total_ops: s.total_ops,
+            seed: s.seed,
         };
-        let seed = s.seed;
-        (0..of)
-            .map(|w| {
-                let (w64, of64) = (w as u64, of as u64);
-                let (b0, nb) = match part {
-                    true => (
-                        share_start(blocks, w64, of64),
-                        even_share(blocks, w64, of64),
-                    ),
-                    false => (0, blocks),
-                };
-                let start = range.start + b0 * unit;
-                let len = (nb * unit).min(range.end().saturating_sub(start));
-                let ops = s.total_ops.map(|n| {
-                    let (passes, rest) = (n / blocks.max(1), n % blocks.max(1));
-                    match (part, s.order) {
-                        (true, Order::Sequential) => passes * nb + rest.saturating_sub(b0).min(nb),
-                        (true, Order::RandomFull) => passes * nb + even_share(rest, w64, of64),
-                        _ => even_share(n, w64, of64),
-                    }
-                });
-                WorkerPlan {
-                    index: w,
-                    of,
-                    range: ByteRange { start, len },
-                    seed: crate::ops::worker_seed(seed, w),
-                    ops,
-                }
-            })
-            .collect()
+        deal_workers(&stream, of, split)
     }
 
     /// The op stream of one worker: the phase's stream over the worker's part, with its seed and its share

@@ -221,6 +221,19 @@ pub struct WorkerPart {
     pub ops: Option<u64>,
 }
 
+impl WorkerPart {
+    /// The record of worker `w` as the plan deals it out.
+    pub fn of(w: &super::WorkerPlan) -> WorkerPart {
+        WorkerPart {
+            worker: w.index,
+            span_start_bytes: w.range.start,
+            span_bytes: w.range.len,
+            seed: w.seed,
+            ops: w.ops,
+        }
+    }
+}
+
 impl PhaseParams {
     /// The stream seed a run records for the phase named `name` with these parameters: the hash of its
     /// `seed` and `name` ([`crate::ops::phase_seed`]); `None` when `seed` is not recorded (results of wkrun
@@ -329,17 +342,7 @@ impl PhaseParams {
         self.workers = Some(io.workers);
         if io.workers > 1 {
             self.workers_split = Some(io.split);
-            self.worker_parts = p
-                .workers()
-                .iter()
-                .map(|w| WorkerPart {
-                    worker: w.index,
-                    span_start_bytes: w.range.start,
-                    span_bytes: w.range.len,
-                    seed: w.seed,
-                    ops: w.ops,
-                })
-                .collect();
+            self.worker_parts = p.workers().iter().map(WorkerPart::of).collect();
         }
     }
 

@@ -5,8 +5,8 @@
 use super::span::{self, ResolvedSpan};
 use super::{
     Bound, ByteRange, DEFAULT_IMAGE_SIZE, DEFAULT_INTERVAL_NS, EraseWork, IoSettings, IoWork,
-    MAX_BUFFER_BYTES, MAX_INTERVALS, Measure, PhasePlan, Plan, SizeWeight, SteadyPlan, VerifyWork,
-    Window, Work, WriteSource, image_path, replay,
+    Measure, PhasePlan, Plan, SizeWeight, SteadyPlan, VerifyWork, Window, Work, WriteSource,
+    image_path, replay,
 };
 use crate::ops::Order;
 use crate::spec::{BlockSize, LoadedSpec, One, PhaseSpec, SpecError, SpecErrors};
@@ -14,7 +14,7 @@ use crate::stats::derived::Headline;
 use crate::stats::steady::StartRule;
 use crate::stats::window::WindowSpec;
 use crate::target::{TargetInfo, TargetKind};
-use crate::units::{Amount, Duration, Size};
+use crate::units::{Amount, Size};
 use crate::vocab::{
     CompletionWaits, Coverage, DataPattern, EngineKind, EraseMethod, Expect, OnError, Pattern,
     PhaseKind, WorkersSplit,
@@ -305,16 +305,15 @@ impl Phase<'_> {
 
     fn resolve(&self) -> Result<PhasePlan, SpecError> {
         let blocks = self.blocks()?;
-        let order = self.order(&blocks)?;
+        let order = self.order();
         self.check_alignment(&blocks)?;
         let sp = self.span(blocks.size)?;
         let mut rounding = sp.notes.clone();
         let work = match self.p.kind {
             PhaseKind::Erase => Work::Erase(self.erase(&sp)?),
             kind => {
-                let sizes = blocks.sizes();
                 let io = self.io_settings(blocks)?;
-                self.check_verify(&sizes, &sp)?;
+                self.check_verify(&sp)?;
                 self.check_workers(&io, &sp)?;
                 match kind {
                     PhaseKind::Verify => Work::Verify(VerifyWork {
@@ -384,7 +383,7 @@ impl Phase<'_> {
                 mix: None,
             },
             (true, None) => Blocks {
-                size: default_block_size(self.p.kind),
+                size: crate::spec::rules::default_block_size(self.p.kind),
                 mix: None,
             },
             (true, Some(BlockSize::Single(s))) => Blocks {
@@ -409,39 +408,16 @@ impl Phase<'_> {
         Ok(blocks)
     }
 
-    /// The offset order; a block-size mix and full coverage are checked against it.
-    fn order(&self, blocks: &Blocks) -> Result<Order, SpecError> {
-        let p = self.p;
-        let (pattern, coverage) = crate::spec::rules::pattern_and_coverage(p);
-        if blocks.mix.is_some() {
-            let why = if p.kind != PhaseKind::Workload {
-                Some("a block-size mix is for workloads")
-            } else if pattern != Pattern::Random || p.coverage == Some(Coverage::Full) {
-                Some("a block-size mix needs pattern = \"random\" with uniform coverage")
-            } else if p.duration.is_none() {
-                Some(
-                    "a block-size mix needs a `duration` bound (a byte bound would be met only on average)",
-                )
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                return Err(self.err("block_size", why, None));
-            }
-        }
-        if p.coverage == Some(Coverage::Full) && pattern != Pattern::Random {
-            return Err(self.err(
-                "coverage",
-                "coverage = \"full\" applies to pattern = \"random\"",
-                None,
-            ));
-        }
+    /// The offset order (a block-size mix and full coverage against it are checked by the spec's rules,
+    /// `spec::rules::check_io_shape`).
+    fn order(&self) -> Order {
+        let (pattern, coverage) = crate::spec::rules::pattern_and_coverage(self.p);
         // A random fill is meant to fill: it covers the span fully unless told otherwise.
-        Ok(match (pattern, coverage) {
+        match (pattern, coverage) {
             (Pattern::Sequential, _) => Order::Sequential,
             (Pattern::Random, Coverage::Uniform) => Order::Random,
             (Pattern::Random, Coverage::Full) => Order::RandomFull,
-        })
+        }
     }
 
     /// Case C02: with O_DIRECT, block sizes ([`direct_misaligned`]) and a byte offset must be multiples of
@@ -547,27 +523,12 @@ impl Phase<'_> {
         ))
     }
 
-    /// Engine, queue depth, seed, interval and on-error, with their defaults; the I/O buffers checked.
+    /// Engine, queue depth, seed, interval and on-error, with their defaults.
     fn io_settings(&self, blocks: Blocks) -> Result<IoSettings, SpecError> {
         let p = self.p;
         let qd = p.queue_depth.one().unwrap_or(1) as u64; // 1..=1024, checked by the rules
         let workers = p.workers.unwrap_or(1) as u64; // 1..=256, checked by the rules
-        let largest = blocks.sizes().into_iter().max().unwrap_or(blocks.size);
-        if workers * qd * largest > MAX_BUFFER_BYTES {
-            let times = match workers {
-                1 => String::new(),
-                w => format!("workers {w} × "),
-            };
-            return Err(self.err(
-                if workers > 1 { "workers" } else { "queue_depth" },
-                format!(
-                    "{times}queue_depth {qd} × block size {} needs {} of I/O buffers, more than 2GiB",
-                    Size(largest),
-                    Size(workers * qd * largest)
-                ),
-                None,
-            ));
-        }
+        // Workers × queue depth × the largest block at most MAX_BUFFER_BYTES: checked by the rules.
         // A simulated drive runs every I/O phase on its own engine, in virtual time.
         let engine = match self.t.kind {
             TargetKind::Sim => EngineKind::Sim,
@@ -663,7 +624,7 @@ impl Phase<'_> {
 
     /// Verification (a verify phase, or a phase stamping its writes) works on 512-byte sectors of a target
     /// that keeps data.
-    fn check_verify(&self, sizes: &[u64], sp: &ResolvedSpan) -> Result<(), SpecError> {
+    fn check_verify(&self, sp: &ResolvedSpan) -> Result<(), SpecError> {
         let p = self.p;
         let is_verify = p.kind == PhaseKind::Verify;
         if !(p.verify == Some(true) || is_verify) {
@@ -676,15 +637,9 @@ impl Phase<'_> {
                 Some("verify on a file or block device target".into()),
             ));
         }
+        // Block sizes of whole sectors: checked by the rules (`spec::rules::check_io_shape`).
         let key = if is_verify { "block_size" } else { "verify" };
         let sector = crate::stamp::SECTOR as u64;
-        if let Some(&b) = sizes.iter().find(|&&b| b % sector != 0) {
-            return Err(self.err(
-                key,
-                format!("verification works on 512-byte sectors, and the block size {b} B is not a multiple of 512"),
-                None,
-            ));
-        }
         if !sp.start.is_multiple_of(sector) {
             return Err(self.err(
                 key,
@@ -784,7 +739,7 @@ impl Phase<'_> {
             }
             _ => {
                 let measure = self.measure(io.interval_ns, io.stream_seed, sp.len)?;
-                let bound = self.workload_bound(bs, sp.len, io.interval_ns, rounding)?;
+                let bound = self.workload_bound(bs, sp.len, rounding)?;
                 let read = p.read_percent.one().map_or(0, |r| r.0 as u8); // 0..=100, checked by the rules
                 (data, bound, None, read, measure)
             }
@@ -836,14 +791,17 @@ impl Phase<'_> {
                     Amount::Bytes(b) => Some(b),
                     Amount::Percent(pc) => pc.checked_of_floor(span),
                 };
-                let ops = bytes.map(|b| b / bs).filter(|&o| o > 0).ok_or_else(|| {
-                    self.err(
-                        "size",
-                        format!("size {size} is less than one block ({bs} B) or too large"),
-                        None,
-                    )
+                let bytes = bytes.ok_or_else(|| {
+                    let what =
+                        format!("size {size} of the span is more bytes than wkrun can count");
+                    self.err("size", what, None)
                 })?;
-                if ops % blocks != 0 {
+                let ops = bytes / bs;
+                if ops == 0 {
+                    let why = crate::spec::rules::below_one_block(size, bytes, bs);
+                    return Err(self.err("size", why, None));
+                }
+                if !ops.is_multiple_of(blocks) {
                     rounding.push(format!(
                         "size {size} is {ops} I/Os of {bs} B: {} whole passes and {} blocks",
                         ops / blocks,
@@ -867,28 +825,16 @@ impl Phase<'_> {
         Ok((Bound::Ops { ops, bytes }, passes))
     }
 
-    /// A workload's bound: `duration` (at most [`MAX_INTERVALS`] intervals) or `size` in whole blocks.
+    /// A workload's bound: `duration` (at most `MAX_INTERVALS` intervals, by the rules) or `size` in whole
+    /// blocks.
     fn workload_bound(
         &self,
         bs: u64,
         span: u64,
-        interval_ns: u64,
         rounding: &mut Vec<String>,
     ) -> Result<Bound, SpecError> {
         if let Some(d) = self.p.duration {
-            let rows = d.0.div_ceil(interval_ns);
-            if rows > MAX_INTERVALS {
-                return Err(self.err_of(
-                    "interval",
-                    &["duration"],
-                    format!(
-                        "{} / {} gives {rows} intervals, more than {MAX_INTERVALS}",
-                        d,
-                        Duration(interval_ns),
-                    ),
-                    Some("use a longer interval".into()),
-                ));
-            }
+            // At most MAX_INTERVALS intervals: checked by the rules (`spec::rules::check_io_shape`).
             return Ok(Bound::Time { ns: d.0 });
         }
         let size = self.p.size.unwrap_or(Amount::Bytes(0)); // a bound is required by the rules
@@ -908,7 +854,7 @@ impl Phase<'_> {
             return Err(self.err_of(
                 "size",
                 &["block_size", "span"],
-                format!("size {size} ({bytes} B) is less than one block ({bs} B)"),
+                crate::spec::rules::below_one_block(size, bytes, bs),
                 None,
             ));
         }
@@ -926,9 +872,9 @@ impl Phase<'_> {
     /// A workload's pacing and measurements: rate cap, ramp, steady state, windows, aggregates.
     fn measure(&self, interval_ns: u64, seed: u64, span: u64) -> Result<Measure, SpecError> {
         let p = self.p;
-        let steady_round =
-            self.multiple_of_interval("steady_round", p.steady_round, interval_ns)?;
-        let aggregate_ns = self.multiple_of_interval("aggregate", p.aggregate, interval_ns)?;
+        // Whole multiples of the interval: checked by the rules (`spec::rules::check_io_shape`).
+        let steady_round = p.steady_round.map(|d| d.0);
+        let aggregate_ns = p.aggregate.map(|d| d.0);
         let windows = p
             .windows
             .iter()
@@ -1040,30 +986,6 @@ impl Phase<'_> {
         }))
     }
 
-    /// A duration key that must be a whole number of intervals (`steady_round`, `aggregate`), in ns.
-    fn multiple_of_interval(
-        &self,
-        key: &str,
-        value: Option<Duration>,
-        interval_ns: u64,
-    ) -> Result<Option<u64>, SpecError> {
-        let Some(v) = value else {
-            return Ok(None);
-        };
-        if v.0 % interval_ns != 0 || v.0 < interval_ns {
-            return Err(self.err_of(
-                key,
-                &["interval"],
-                format!(
-                    "{key} {v} is not a multiple of the interval {}",
-                    Duration(interval_ns)
-                ),
-                None,
-            ));
-        }
-        Ok(Some(v.0))
-    }
-
     /// The image's size in bytes, checked against the span and alignment.
     fn image_bytes(&self, image: &str, span: u64) -> Result<u64, SpecError> {
         let (size, lbs) = (self.p.image_size, self.lbs());
@@ -1110,15 +1032,6 @@ impl Phase<'_> {
             ));
         }
         Ok(bytes)
-    }
-}
-
-/// The block size of a phase of `kind` that sets none (`wkrun export fio` writes the same).
-pub(crate) fn default_block_size(kind: PhaseKind) -> u64 {
-    match kind {
-        PhaseKind::Fill | PhaseKind::Verify => 128 << 10,
-        PhaseKind::RestoreImage => 1 << 20,
-        PhaseKind::Workload | PhaseKind::Erase => 4 << 10,
     }
 }
 

@@ -550,6 +550,7 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
             super::flush_check::counted(i, p, out);
             super::latency_check::own(i, p, out);
             super::arrivals_check::intended(i, p, out);
+            super::workers_check::workers(i, p, out);
         }
         false => super::parts_check::merged(i, p, out),
     }

@@ -30,6 +30,7 @@ pub mod series_csv;
 pub mod stream;
 pub mod trace_csv;
 pub mod unique;
+pub mod workers_check;
 pub mod write;
 
 pub use crate::vocab::{KeptWaits, RoundVerdict, WaitsProbe, WaitsRound};

@@ -53,20 +53,31 @@ fn of(h: &HostPhase, d: Direction) -> Option<&DirStats> {
 fn parts_add_up(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
     for d in Direction::ALL {
         let parts = p.hosts.iter().filter_map(|h| of(h, d));
-        let (ops, bytes) = parts.fold((0u128, 0u128), |(o, b), s| {
-            (o + u128::from(s.ops), b + u128::from(s.bytes))
-        });
-        let own = p.dir(d);
-        if (ops, bytes) != (u128::from(own.ops), u128::from(own.bytes)) {
-            out.push(Violation {
-                path: format!("phases[{i}].hosts"),
-                expected: format!(
-                    "the parts' {d} add up to {ops} I/Os of {bytes} B, not {d}.ops {} of {d}.bytes {}",
-                    own.ops, own.bytes
-                ),
-            });
-        }
+        let at = format!("phases[{i}].hosts");
+        out.extend(add_up(at, "the parts'", d, parts, p.dir(d)));
     }
+}
+
+/// Where the `parts` of a phase (`whose`: `the parts'`, `the workers'`) in direction `d` do not add up to
+/// its own `own` I/Os and bytes: the violation at `path`. One rule for a merged phase's hosts and a phase's
+/// workers.
+pub(super) fn add_up<'a>(
+    path: String,
+    whose: &str,
+    d: Direction,
+    parts: impl Iterator<Item = &'a DirStats>,
+    own: &DirStats,
+) -> Option<Violation> {
+    let (ops, bytes) = parts.fold((0u128, 0u128), |(o, b), s| {
+        (o + u128::from(s.ops), b + u128::from(s.bytes))
+    });
+    ((ops, bytes) != (u128::from(own.ops), u128::from(own.bytes))).then(|| Violation {
+        path,
+        expected: format!(
+            "{whose} {d} add up to {ops} I/Os of {bytes} B, not {d}.ops {} of {d}.bytes {}",
+            own.ops, own.bytes
+        ),
+    })
 }
 
 /// The phase's times against its parts': no part longer than the phase; the phase's `duration_s` their

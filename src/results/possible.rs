@@ -134,12 +134,26 @@ fn stopped_part(
 }
 
 /// What a run's end says of it: it ends after it starts (`finished_at` not before `started_at`), no phase
-/// starts after it ends, a completed run ran at least one phase (a spec has one) and each to its end
+/// starts before it starts or after it ends, a completed run ran at least one phase (a spec has one) and each to its end
 /// (`completed`), and a failed one says why (`error`). A run that completed with fewer phases than it
 /// planned is told by its `planned_phases` ([`super::planned::check`]); results without one (older) cannot
 /// tell it.
 fn outcome(r: &Results, out: &mut Vec<Violation>) {
     let time = |t: &str| crate::launch::parse_rfc3339(t).ok();
+    if let Some(start) = time(&r.started_at) {
+        for (i, p) in r.phases.iter().enumerate() {
+            if time(&p.started_at).is_some_and(|t| t < start) {
+                out.push(Violation {
+                    path: format!("phases[{i}].started_at"),
+                    expected: format!(
+                        "{} is before the run's started_at {}: a phase starts after its run does",
+                        echo(&p.started_at),
+                        echo(&r.started_at)
+                    ),
+                });
+            }
+        }
+    }
     let finished = r.finished_at.as_deref().and_then(|f| Some((f, time(f)?)));
     if let Some((f, end)) = finished {
         // An end before the start is said once, not again of each phase that started after it.

@@ -150,6 +150,7 @@ fn table_err(table: &str, field: &str, message: String, help: Option<&str>) -> R
         message,
         help: help.map(str::to_string),
         limit: false,
+        also: &[],
     }
 }
 
@@ -238,6 +239,7 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
         message,
         help: None,
         limit: true,
+        also: &[],
     })?;
     let mut phases = Vec::new();
     phases
@@ -248,6 +250,7 @@ pub fn expand(spec: &SpecFile) -> Result<Vec<PhaseSpec>, RuleError> {
             message: format!("cannot allocate the list of the spec's {total} phases"),
             help: None,
             limit: true,
+            also: &[],
         })?;
     let origin = |i: usize| PhaseSpec {
         origin: Some(i),
@@ -431,6 +434,7 @@ fn own<'a>(
             message,
             help: Some(help.into()),
             limit: false,
+            also: &[],
         });
     }
     for i in range {
@@ -518,6 +522,7 @@ fn count(spec: &SpecFile, copies: &[u64]) -> Result<u64, RuleError> {
                 ),
                 help: Some("shorten the lists, or split the spec into several".into()),
                 limit: false,
+                also: &[],
             });
         }
     }
@@ -660,6 +665,7 @@ fn repeated_phases(
                 message: format!("phase name {name:?} is already used by phase[{i}]"),
                 help: Some("phase names must be unique".into()),
                 limit: false,
+                also: &[],
             });
         }
     }

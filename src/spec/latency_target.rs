@@ -18,6 +18,7 @@ fn err(table: usize, phase: usize, key: &str, message: String, help: &str) -> Ru
         message,
         help: Some(help.to_string()),
         limit: false,
+        also: &[],
     }
 }
 

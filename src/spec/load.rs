@@ -798,7 +798,7 @@ impl LoadedSpec {
             if let Some(key) = r.path.strip_prefix(&format!("phase[{origin}]."))
                 && !key.contains('.')
             {
-                return self.phase_error(i, key, r.message, r.help);
+                return self.phase_error_of(i, key, r.also, r.message, r.help);
             }
         }
         let one = r.phase.and_then(|i| self.phases.get(i));
@@ -1263,6 +1263,12 @@ pub(crate) fn value_error(key: &str, raw: &str, msg: &str) -> (String, Option<St
 /// steady_state (the error points at that key's table), the table's own keys, which serde lists.
 fn unknown_key_help(index: &SourceIndex, path: Option<&str>, bad: &str, expected: &str) -> String {
     let at_key = path.is_some_and(|p| p == bad || p.ends_with(&format!(".{bad}")));
+    if let Some(h) = path
+        .filter(|p| p.strip_prefix("defaults.") == Some(bad))
+        .and_then(|_| phase_key_in_defaults(bad))
+    {
+        return h;
+    }
     if at_key {
         let value = path
             .and_then(|p| index.raw_at(p))
@@ -1288,6 +1294,22 @@ fn unknown_key_help(index: &SourceIndex, path: Option<&str>, bad: &str, expected
         Some(s) => format!("did you mean `{s}`?"),
         None => format!("known keys here: {}", choices.join(", ")),
     }
+}
+
+/// The help for a phase key `bad` set in `[defaults]` (fio's `[global]` habit: `duration`, `read_percent`):
+/// which phase kinds take it, and where it goes. `[defaults]` holds the keys every I/O phase shares (a key
+/// of some kinds only would be inherited by phases that refuse it). `None` for a key of no phase.
+fn phase_key_in_defaults(bad: &str) -> Option<String> {
+    let key = super::keys::find(bad)?;
+    let kinds: Vec<&str> = super::keys::PHASE_KINDS
+        .iter()
+        .filter(|k| key.kinds.has(**k))
+        .map(|k| k.as_str())
+        .collect();
+    Some(format!(
+        "`{bad}` is a [[phase]] key (kinds: {}), and [defaults] takes only the keys every I/O phase shares: set `{bad}` in each [[phase]] that uses it (fio's [global] options go to each job)",
+        kinds.join(", ")
+    ))
 }
 
 /// serde's type names in a message, in plain words: `expected i64` becomes `expected a whole number`,

@@ -563,7 +563,9 @@ impl LoadedSpec {
         let one = r.phase.and_then(|i| self.phases.get(i));
         let field = super::load::describe_phase_field(&r.path, one);
         let culprit = match r.phase {
-            Some(i) => self.set_for(i, key),
+            Some(i) => std::iter::once(key)
+                .chain(r.also.iter().copied())
+                .find_map(|k| self.set_for(i, k)),
             None => self
                 .sets
                 .iter()

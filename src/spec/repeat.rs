@@ -119,6 +119,7 @@ fn err(k: usize, field: &str, message: String, help: Option<&str>) -> RuleError 
         message,
         help: help.map(str::to_string),
         limit: false,
+        also: &[],
     }
 }
 

@@ -42,6 +42,9 @@ pub struct RuleError {
     /// Whether a resource limit (the address space left, memory) refused the spec rather than a broken
     /// rule: exit 1, not 2.
     pub limit: bool,
+    /// Other keys of the phase whose values take part in the broken rule (`duration` in an interval
+    /// count): when a `--set` gave one of them its value, the error names that `--set`.
+    pub also: &'static [&'static str],
 }
 
 fn err(
@@ -56,6 +59,7 @@ fn err(
         message: message.into(),
         help: help.map(str::to_string),
         limit: false,
+        also: &[],
     }
 }
 
@@ -70,6 +74,20 @@ impl At {
     /// An error about the table's `key`.
     fn key(&self, key: &str, message: impl Into<String>, help: Option<&str>) -> RuleError {
         err(format!("{}.{key}", self.table), self.phase, message, help)
+    }
+
+    /// [`At::key`] for a rule the values of the keys `also` take part in.
+    fn key_of(
+        &self,
+        key: &str,
+        also: &'static [&'static str],
+        message: impl Into<String>,
+        help: Option<&str>,
+    ) -> RuleError {
+        RuleError {
+            also,
+            ..self.key(key, message, help)
+        }
     }
 
     /// An error about the table as a whole (a missing key).
@@ -152,6 +170,8 @@ pub fn check_all(spec: &SpecFile, phases: &[PhaseSpec]) -> Vec<RuleError> {
         out.extend(check_workers_split(&at, &running[i]));
         out.extend(check_distribution(&at, &running[i]));
         out.extend(check_verified_trims(&at, &running[i]));
+        out.extend(check_io_shape(&at, &running[i]));
+        out.extend(check_unused_cap(&at, &running[i]));
         out.extend(check_last_writer(&at, &running, i));
         out.extend(super::latency_target::check_values(phases, i));
     }
@@ -1017,4 +1037,225 @@ fn check_span(at: &At, span: Option<Amount>, offset: Option<Amount>) -> Result<(
         }
     }
     Ok(())
+}
+
+/// Most bytes of I/O buffers a phase may use (workers × queue depth × largest block size): 2 GiB.
+pub const MAX_BUFFER_BYTES: u64 = 2 << 30;
+
+/// The block size of a phase of `kind` that sets none (the plan and `wkrun export fio` take the same).
+pub fn default_block_size(kind: PhaseKind) -> u64 {
+    match kind {
+        PhaseKind::Fill | PhaseKind::Verify => 128 << 10,
+        PhaseKind::RestoreImage => 1 << 20,
+        PhaseKind::Workload | PhaseKind::Erase => 4 << 10,
+    }
+}
+
+/// The block sizes a phase's I/Os use: its single size, its kind's default, or a mix's sizes with a
+/// positive weight. `p` is the phase with its `[defaults]`.
+pub fn used_block_sizes(p: &PhaseSpec) -> Vec<u64> {
+    match p.block_size.one() {
+        None => vec![default_block_size(p.kind)],
+        Some(BlockSize::Single(s)) => vec![s.0],
+        Some(BlockSize::Mix(v)) => v.iter().filter(|e| e.1 > 0).map(|e| e.0.0).collect(),
+    }
+}
+
+/// Why `size` (`bytes` B) bounds no I/O of `block` B: the one message of the rules (a byte size) and of
+/// the plan (a percentage of the span, known on the target).
+pub fn below_one_block(size: Amount, bytes: u64, block: u64) -> String {
+    format!("size {size} ({bytes} B) is less than one block ({block} B)")
+}
+
+/// The rules of a phase's I/O shape that need no target (they were the plan's; `validate` and `export`
+/// now refuse the same): a block-size mix only in a random, uniform, time-bounded workload; full coverage
+/// only for a random pattern; a byte `size` of at least one block; the I/O buffers at most
+/// [`MAX_BUFFER_BYTES`]; a duration of at most [`crate::stats::MAX_INTERVALS`] intervals; `steady_round`
+/// and `aggregate` whole multiples of the interval; verified blocks of whole 512-byte sectors. `p` is the phase with its `[defaults]`; the first broken rule.
+fn check_io_shape(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    if p.kind == PhaseKind::Erase {
+        return None;
+    }
+    check_mix(at, p)
+        .or_else(|| check_size_bound(at, p))
+        .or_else(|| check_buffers(at, p))
+        .or_else(|| check_interval_count(at, p))
+        .or_else(|| check_multiples(at, p))
+        .or_else(|| check_sectors(at, p))
+}
+
+/// A workload's `steady_round` and `aggregate`: whole multiples of its interval.
+fn check_multiples(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let interval_ns = p.interval.map_or(DEFAULT_INTERVAL_NS, |i| i.0);
+    if p.kind != PhaseKind::Workload || interval_ns < MIN_INTERVAL_NS {
+        return None; // an interval under 1 ms is said by check_common
+    }
+    [("steady_round", p.steady_round), ("aggregate", p.aggregate)]
+        .into_iter()
+        .find_map(|(key, v)| {
+            Some((key, v?)).filter(|(_, v)| !v.0.is_multiple_of(interval_ns) || v.0 < interval_ns)
+        })
+        .map(|(key, v)| {
+            at.key_of(
+                key,
+                &["interval"],
+                format!(
+                    "{key} {v} is not a multiple of the interval {}",
+                    Duration(interval_ns)
+                ),
+                None,
+            )
+        })
+}
+
+/// A block-size mix is for random workloads of uniform coverage bounded by time; full coverage is for a
+/// random pattern.
+fn check_mix(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let (pattern, _) = pattern_and_coverage(p);
+    if let Some(BlockSize::Mix(_)) = p.block_size.one() {
+        let why = if p.kind != PhaseKind::Workload {
+            Some("a block-size mix is for workloads")
+        } else if pattern != Pattern::Random || p.coverage == Some(Coverage::Full) {
+            Some("a block-size mix needs pattern = \"random\" with uniform coverage")
+        } else if p.duration.is_none() {
+            Some(
+                "a block-size mix needs a `duration` bound (a byte bound would be met only on average)",
+            )
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Some(at.key("block_size", why, None));
+        }
+    }
+    (p.coverage == Some(Coverage::Full) && pattern != Pattern::Random).then(|| {
+        at.key(
+            "coverage",
+            "coverage = \"full\" applies to pattern = \"random\"",
+            None,
+        )
+    })
+}
+
+/// A byte `size` (of a fill or a workload) of at least one block (a percentage of the span is the plan's).
+fn check_size_bound(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let Some(size @ Amount::Bytes(bytes)) = p.size else {
+        return None;
+    };
+    let block = used_block_sizes(p).into_iter().min()?;
+    (bytes > 0 && block > 0 && bytes < block).then(|| {
+        at.key_of(
+            "size",
+            &["block_size"],
+            below_one_block(size, bytes, block),
+            None,
+        )
+    })
+}
+
+/// Workers × queue depth × the largest block size of I/O buffers, at most [`MAX_BUFFER_BYTES`] (values out
+/// of their ranges are reported by [`check_common`]).
+fn check_buffers(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let qd = p.queue_depth.as_ref().map_or(Some(1), |q| {
+        q.values()
+            .into_iter()
+            .max()
+            .filter(|q| (1..=MAX_QUEUE_DEPTH as i64).contains(q))
+    })? as u64;
+    let workers = p.workers.map_or(Some(1), |w| {
+        (1..=MAX_WORKERS as i64).contains(&w).then_some(w)
+    })? as u64;
+    let largest = used_block_sizes(p).into_iter().max()?;
+    if largest > MAX_BLOCK_SIZE || workers * qd * largest <= MAX_BUFFER_BYTES {
+        return None;
+    }
+    let times = match workers {
+        1 => String::new(),
+        w => format!("workers {w} × "),
+    };
+    Some(at.key(
+        if workers > 1 {
+            "workers"
+        } else {
+            "queue_depth"
+        },
+        format!(
+            "{times}queue_depth {qd} × block size {} needs {} of I/O buffers, more than 2GiB",
+            crate::units::Size(largest),
+            crate::units::Size(workers * qd * largest)
+        ),
+        None,
+    ))
+}
+
+/// A workload's `duration` of at most [`crate::stats::MAX_INTERVALS`] intervals.
+fn check_interval_count(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    use crate::stats::MAX_INTERVALS;
+    let d = p.duration.filter(|_| p.kind == PhaseKind::Workload)?;
+    let interval_ns = p.interval.map_or(DEFAULT_INTERVAL_NS, |i| i.0);
+    if interval_ns < MIN_INTERVAL_NS {
+        return None; // said by check_common
+    }
+    let rows = d.0.div_ceil(interval_ns);
+    (rows > MAX_INTERVALS).then(|| {
+        at.key_of(
+            "interval",
+            &["duration"],
+            format!(
+                "{d} / {} gives {rows} intervals, more than {MAX_INTERVALS}",
+                Duration(interval_ns),
+            ),
+            Some("use a longer interval"),
+        )
+    })
+}
+
+/// Verification (a verify phase, or a phase stamping its writes) works on 512-byte sectors.
+fn check_sectors(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let is_verify = p.kind == PhaseKind::Verify;
+    if !(p.verify == Some(true) || is_verify) {
+        return None;
+    }
+    let sector = crate::stamp::SECTOR as u64;
+    let b = used_block_sizes(p).into_iter().find(|b| b % sector != 0)?;
+    Some(at.key(
+        if is_verify { "block_size" } else { "verify" },
+        format!("verification works on 512-byte sectors, and the block size {b} B is not a multiple of 512"),
+        None,
+    ))
+}
+
+/// A rate cap only on directions the workload never issues (`rate_iops = { write = 100 }` with
+/// `read_percent = 0` and `trim_percent = 100`) paces nothing: the phase would run uncapped. A cap on a
+/// direction it issues, or the `total` cap (which paces every I/O, trims included), makes the others
+/// harmless (`{ read = 100, write = 100 }` over a `read_percent` matrix with 0 in it). wkrun has no cap on
+/// trims. `p` is the phase with its `[defaults]`.
+fn check_unused_cap(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let rate = p.rate_iops.filter(|_| p.kind == PhaseKind::Workload)?;
+    let read = p
+        .read_percent
+        .one()
+        .map(|r| r.0)
+        .filter(|r| (0..=100).contains(r))?;
+    let trim = p.trim_percent.map_or(0, |t| t.0);
+    if !(0..=100 - read).contains(&trim) {
+        return None; // said by check_trim_percent
+    }
+    let write = 100 - read - trim;
+    let caps = [("read", rate.read, read), ("write", rate.write, write)];
+    if rate.total.is_some() || caps.iter().any(|c| c.1.is_some() && c.2 > 0) {
+        return None;
+    }
+    let (dir, cap) = caps
+        .into_iter()
+        .find_map(|(dir, cap, _)| Some((dir, cap?)))?;
+    let mix = match trim {
+        0 => format!("read_percent = {read}"),
+        t => format!("read_percent = {read} and trim_percent = {t}"),
+    };
+    Some(at.key(
+        "rate_iops",
+        format!("rate_iops caps {dir}s at {cap}/s, and this phase issues no {dir}s ({mix}): the cap would pace nothing and the phase would run uncapped"),
+        Some("cap a direction the phase issues, or give one total cap (rate_iops = N), which paces every I/O, trims included"),
+    ))
 }

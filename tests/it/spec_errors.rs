@@ -13,6 +13,9 @@ use std::path::Path;
 /// Length of the patterned file target that refused runs must leave untouched.
 const TARGET_LEN: usize = 64 << 10;
 
+/// A block-size mix.
+const MIX: &str = "{ \"4KiB\" = 50, \"64KiB\" = 50 }";
+
 /// The smallest valid phase (lines 5-7 of a [`spec_text`] spec).
 const ERASE: &str = "[[phase]]\nname = \"purge\"\nkind = \"erase\"\n";
 
@@ -180,6 +183,13 @@ fn check_bad(b: &Bad) -> Result<(), String> {
         }
     } else {
         expect_refusal(dir, &["validate", b.file], &b.first, help)?;
+        // `export fio` refuses what `validate` does, and writes no job file (attack 27 F3).
+        expect_refusal(
+            dir,
+            &["export", "fio", b.file, "-o", "out.fio"],
+            &b.first,
+            help,
+        )?;
     }
     if read(&target) != bytes_before {
         return Err("the target's bytes changed".into());
@@ -418,6 +428,40 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("dist-zoned-abs.toml", sized("distribution = \"zoned_abs:50/32KiB:50/64KiB\""),
             ":9:1: phase[0] \"w\".distribution: distribution = \"zoned_abs:50/32KiB:50/64KiB\": the zones' sizes sum to 96KiB, more than the span's 64KiB (65536 B)")
             .at_plan(),
+        // Attack 27 F3: rules that need no target, once the plan's alone (validate and export passed them).
+        bad("mix-size.toml", workload(&format!("block_size = {MIX}\nread_percent = 0\nsize = \"1MiB\"\n")),
+            ":8:1: phase[0] \"w\".block_size: a block-size mix needs a `duration` bound (a byte bound would be met only on average)"),
+        bad("mix-seq.toml", line8(&format!("pattern = \"sequential\"\nblock_size = {MIX}")),
+            ":9:1: phase[0] \"w\".block_size: a block-size mix needs pattern = \"random\" with uniform coverage"),
+        bad("mix-full.toml", line8(&format!("block_size = {MIX}\ncoverage = \"full\"")),
+            ":8:1: phase[0] \"w\".block_size: a block-size mix needs pattern = \"random\" with uniform coverage"),
+        bad("mix-fill.toml", spec(&format!("[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = {MIX}\n")),
+            ":8:1: phase[0] \"f\".block_size: a block-size mix is for workloads"),
+        bad("full-seq.toml", line8("pattern = \"sequential\"\ncoverage = \"full\""),
+            ":9:1: phase[0] \"w\".coverage: coverage = \"full\" applies to pattern = \"random\""),
+        bad("size-small.toml", workload("block_size = \"64KiB\"\nread_percent = 0\nsize = \"4KiB\"\n"),
+            ":10:1: phase[0] \"w\".size: size 4KiB (4096 B) is less than one block (65536 B)"),
+        bad("fill-size-small.toml", spec("[[phase]]\nname = \"f\"\nkind = \"fill\"\nsize = \"64KiB\"\n"),
+            ":8:1: phase[0] \"f\".size: size 64KiB (65536 B) is less than one block (131072 B)"),
+        bad("buffers-qd.toml", line8("block_size = \"16MiB\"\nqueue_depth = 256"),
+            ":9:1: phase[0] \"w\".queue_depth: queue_depth 256 × block size 16MiB needs 4GiB of I/O buffers, more than 2GiB"),
+        bad("buffers-workers.toml", line8("block_size = \"16MiB\"\nqueue_depth = 64\nworkers = 4"),
+            ":10:1: phase[0] \"w\".workers: workers 4 × queue_depth 64 × block size 16MiB needs 4GiB of I/O buffers, more than 2GiB"),
+        bad("intervals.toml", workload("read_percent = 0\nduration = \"100000h\"\n"),
+            ":5:1: phase[0] \"w\".interval: 100000h / 1s gives 360000000 intervals, more than 10000000")
+            .help("use a longer interval"),
+        bad("verify-sectors.toml", spec("[[phase]]\nname = \"v\"\nkind = \"verify\"\nblock_size = \"1000B\"\n"),
+            ":8:1: phase[0] \"v\".block_size: verification works on 512-byte sectors, and the block size 1000 B is not a multiple of 512"),
+        // Attack 27 F1: a rate cap only on a direction the workload never issues paces nothing.
+        bad("cap-trims.toml", workload("read_percent = 0\ntrim_percent = 100\nrate_iops = { write = 100 }\nduration = \"1s\"\n"),
+            ":10:1: phase[0] \"w\".rate_iops: rate_iops caps writes at 100/s, and this phase issues no writes (read_percent = 0 and trim_percent = 100): the cap would pace nothing and the phase would run uncapped")
+            .help("cap a direction the phase issues, or give one total cap (rate_iops = N), which paces every I/O, trims included"),
+        bad("cap-reads.toml", line8("rate_iops = { read = 100 }"),
+            ":8:1: phase[0] \"w\".rate_iops: rate_iops caps reads at 100/s, and this phase issues no reads (read_percent = 0): the cap would pace nothing and the phase would run uncapped"),
+        // Trial 27 L4: fio's [global] habit, a phase key in [defaults], says where the key goes.
+        bad("defaults-duration.toml", spec(&format!("[defaults]\nduration = \"5s\"\n{ERASE}")),
+            ":6:1: defaults.duration: unknown key `duration`")
+            .help("`duration` is a [[phase]] key (kinds: workload), and [defaults] takes only the keys every I/O phase shares: set `duration` in each [[phase]] that uses it (fio's [global] options go to each job)"),
         // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.
         bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
             format!(":9:1: phase[0] \"w\".block_size: block_size 1000B (1000 B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))
@@ -650,6 +694,24 @@ fn validate_checks_every_file_and_prints_every_error() {
     let (code, _, _) = code_out_err(&wkrun(dir, &["validate", "bad-typo.toml"]));
     assert_eq!(code, 2);
     assert_eq!(dir_listing(dir), listing, "validate wrote nothing");
+}
+
+/// A cap on a direction the phase never issues is harmless beside one it does (attack 27 F1: only a phase
+/// left uncapped is refused): per-direction caps over a `read_percent` matrix with 0 and 100 in it validate.
+#[test]
+fn a_cap_beside_one_the_phase_uses_is_accepted() {
+    let d = tempdir();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = [0, 100]\nrate_iops = { read = 100, write = 100 }\nduration = \"1s\"\n";
+    write_file(d.path(), "caps.toml", &spec(body));
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["validate", "caps.toml"]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            0,
+            "caps.toml: ok (1 phase, 2 after expanding sweeps and matrices)\n",
+            ""
+        )
+    );
 }
 
 #[test]

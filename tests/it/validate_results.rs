@@ -2101,9 +2101,15 @@ fn a_forged_read_share_or_intended_trim_entry_is_refused() {
 /// F6 forged.
 fn a_mixed_run(dir: &Path) {
     let spec = "[defaults]\nengine = \"libaio\"\nqueue_depth = 4\nblock_size = \"4KiB\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\n[[phase]]\nname = \"rw1\"\nkind = \"workload\"\npattern = \"random\"\nread_percent = 70\nduration = \"1s\"\n";
-    write_file(dir, "m.toml", &spec_text("m", spec));
+    a_file_run(dir, "m", spec);
+}
+
+/// The spec `name` of `body` run on a new 16 MiB file, `dir/t.img`, into `dir/r` (exit 0).
+fn a_file_run(dir: &Path, name: &str, body: &str) {
+    let file = format!("{name}.toml");
+    write_file(dir, &file, &spec_text(name, body));
     let args = [
-        "m.toml",
+        file.as_str(),
         "--target",
         "t.img",
         "--target-size",
@@ -2271,4 +2277,116 @@ fn a_mix_past_100_and_threads_the_plan_does_not_start_are_refused() {
         ),
     ];
     refused_in_one_place(d, cases);
+}
+
+/// Attack 27 F5: a phase's workers against its plan. `params.worker_parts` is what the plan deals out for
+/// the parameters the phase records (`plan::deal_workers`): a part moved into its neighbour's, one cut short,
+/// one past the span, one missing, a part's seed or I/Os changed are each refused at the part's field; each of
+/// `workers[]` is its part (range, seed); the workers' I/Os add up to the phase's; a phase starts after its
+/// run. Real I/O: three psync workers on a 16 MiB file.
+#[test]
+fn a_phase_s_workers_are_the_parts_its_plan_deals_out() {
+    let t = tempdir();
+    let d = t.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nworkers = 3\nblock_size = \"4KiB\"\nread_percent = 50\nsize = \"1MiB\"\n";
+    a_file_run(d, "w", body);
+    let v = results(&d.join("r"));
+    let q = &v["phases"][0]["params"];
+    let parts: Vec<(u64, u64, u64, u64)> = (q["worker_parts"].as_array().expect("parts").iter())
+        .map(|p| {
+            (
+                u(p, "/span_start_bytes"),
+                u(p, "/span_bytes"),
+                u(p, "/seed"),
+                u(p, "/ops"),
+            )
+        })
+        .collect();
+    // 4096 blocks of 4 KiB in three parts, 256 I/Os in three shares.
+    let seed = |k: usize| parts[k].2;
+    assert_eq!(
+        parts.iter().map(|p| (p.0, p.1, p.3)).collect::<Vec<_>>(),
+        [
+            (0, 5595136, 86),
+            (5595136, 5591040, 85),
+            (11186176, 5591040, 85)
+        ]
+    );
+    let reads = u(&v, "/phases/0/read/ops");
+    let read_bytes = u(&v, "/phases/0/read/bytes");
+    let started = v["started_at"].as_str().expect("started_at").to_string();
+    let dealt = "(from the phase's span, block size, order, bound, stream_seed and 3 workers split partitioned)";
+    let part = |k: usize| format!("phases[0].params.worker_parts[{k}]");
+    let set = |f: &'static str, k: usize, field: &'static str, n: u64| {
+        tampered(d, f, move |v| {
+            v["phases"][0]["params"]["worker_parts"][k][field] = n.into()
+        })
+    };
+    let cases = [
+        (
+            tampered(d, "overlap", |v| {
+                let p = &mut v["phases"][0]["params"]["worker_parts"][1];
+                p["span_start_bytes"] = 5591040.into();
+                p["span_bytes"] = 5595136.into();
+            }),
+            format!("{}.span_start_bytes: 5591040 is not what the plan deals worker 1, 5595136 {dealt}", part(1)),
+        ),
+        (
+            set("gap", 2, "span_bytes", 5586944),
+            format!("{}.span_bytes: 5586944 is not what the plan deals worker 2, 5591040 {dealt}", part(2)),
+        ),
+        (
+            tampered(d, "past", |v| {
+                let p = &mut v["phases"][0]["params"]["worker_parts"][2];
+                p["span_start_bytes"] = 16773120.into();
+                p["span_bytes"] = (16u64 << 20).into();
+            }),
+            format!("{}: [16773120, 33550336) is not inside the phase's span [0, 16777216) (params.span_start_bytes, params.span_bytes)", part(2)),
+        ),
+        (
+            tampered(d, "count", |v| {
+                let parts = v["phases"][0]["params"]["worker_parts"].as_array_mut().expect("parts");
+                parts.pop();
+            }),
+            "phases[0].params.worker_parts: 2 parts for params.workers 3: the plan deals one part to each of several workers, none to one".to_string(),
+        ),
+        (
+            set("part-seed", 1, "seed", 12345),
+            format!("{}.seed: 12345 is not what the plan deals worker 1, {} {dealt}", part(1), seed(1)),
+        ),
+        (
+            set("part-ops", 0, "ops", 1),
+            format!("{}.ops: 1 is not what the plan deals worker 0, 86 {dealt}", part(0)),
+        ),
+        (
+            tampered(d, "worker-seed", |v| v["phases"][0]["workers"][1]["seed"] = 7.into()),
+            format!("phases[0].workers[1].seed: 7 is not params.worker_parts[1].seed {}", seed(1)),
+        ),
+        (
+            tampered(d, "worker-start", |v| {
+                v["phases"][0]["workers"][1]["span_start_bytes"] = 0.into()
+            }),
+            "phases[0].workers[1].span_start_bytes: 0 is not params.worker_parts[1].span_start_bytes 5595136".to_string(),
+        ),
+        (
+            tampered(d, "worker-ops", |v| {
+                let r = &mut v["phases"][0]["workers"][1]["read"]["ops"];
+                *r = (r.as_u64().expect("ops") + 1000).into();
+            }),
+            format!(
+                "phases[0].workers: the workers' read add up to {} I/Os of {read_bytes} B, not read.ops {reads} of read.bytes {read_bytes}",
+                reads + 1000
+            ),
+        ),
+        (
+            tampered(d, "early", |v| {
+                v["phases"][0]["started_at"] = "2000-01-01T00:00:00.000Z".into()
+            }),
+            format!(
+                "phases[0].started_at: \"2000-01-01T00:00:00.000Z\" is before the run's started_at \"{started}\": a phase starts after its run does"
+            ),
+        ),
+    ];
+    refused_in_one_place(d, cases);
+    validates(d, "r");
 }
