@@ -1010,6 +1010,8 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
         if let Some(n) = p.think_every.filter(|&n| n > 1) {
             say("thinktime_blocks", n.to_string());
         }
+        // wkrun counts a burst at issue; fio's default counts it at completion.
+        say("thinktime_blocks_type", "issue".to_string());
     }
     if let Some(seed) = p.seed {
         say("randseed", seed.to_string());
@@ -1433,7 +1435,8 @@ expect = "header"
         }
     }
 
-    /// Arrivals go out as fio's thinktime, thinktime_blocks and rate_process, and come back as they were.
+    /// Arrivals go out as fio's thinktime, thinktime_blocks (counted at issue, as wkrun counts) and
+    /// rate_process, and come back as they were.
     #[test]
     fn arrivals_export_and_import_back() {
         let spec = "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 100\nengine = \"libaio\"\nqueue_depth = 4\nduration = \"2s\"\nrate_iops = 500\nrate_process = \"poisson\"\nthink_time = \"1ms\"\nthink_every = 100\n";
@@ -1444,6 +1447,7 @@ expect = "header"
             "rate_process=poisson",
             "thinktime=1000",
             "thinktime_blocks=100",
+            "thinktime_blocks_type=issue",
         ] {
             assert!(e.text.lines().any(|l| l == line), "{line}: {}", e.text);
         }

@@ -13,7 +13,7 @@
 
 use super::chart::aggregates::aggregate_chart;
 use super::chart::bandwidth::bandwidth_series;
-use super::chart::battery::{batteries, battery_chart};
+use super::chart::battery::{batteries, battery_chart, undrawn};
 use super::chart::cells::{CellStat, cell_bars, cell_chart};
 use super::chart::iops::{Scale, iops_scatter};
 use super::chart::latency::latency_series;
@@ -428,7 +428,15 @@ pub fn plan(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
     Drawing::new(phases.len() + sweeps.len() + 1)
         .check()
         .map_err(MakeError::Room)?;
-    let batteries = batteries(runs)
+    // A battery too wide to read is a line in its place.
+    let (mut battery_notes, mut drawn) = (Vec::new(), Vec::new());
+    for b in batteries(runs) {
+        match undrawn(&b) {
+            Some(line) => battery_notes.push(line),
+            None => drawn.push(b),
+        }
+    }
+    let batteries = drawn
         .iter()
         .map(|b| {
             let file = match &b.sweep {
@@ -442,6 +450,7 @@ pub fn plan(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
         phases,
         sweeps,
         batteries,
+        battery_notes,
         ranked: super::against::figures(runs, opts)?,
         pts: super::pts::sections(runs)?,
     })
@@ -875,6 +884,37 @@ mod tests {
         // direction IOPS on two axes, latency and its percentiles over time, then the bandwidth; the whole
         // report's plots grow with the phases (the fill's 5, each workload's 9, the sweep's 4).
         assert_eq!(held, [(9, 27), (9, 117)]);
+    }
+
+    /// Two runs of 24 workloads draw `battery.svg`; of 25, no battery, its line in its place on the page.
+    #[test]
+    fn a_battery_of_25_workloads_is_a_line_on_the_page() {
+        use crate::report::model::Options;
+        let opts = Options::default();
+        let mut got = Vec::new();
+        for n in [24, 25] {
+            let runs = crate::report::chart::battery::tests::runs_of(n);
+            let report = super::plan(&runs, &opts).expect("the plan");
+            let files: Vec<String> = report.batteries.iter().map(|f| f.file.clone()).collect();
+            let d = tempfile::tempdir().expect("tempdir");
+            let out = crate::results::outdir::OutDir::open(d.path(), "report folder")
+                .expect("the folder");
+            super::write(&out, &runs, &report, &opts).expect("written");
+            let page = std::fs::read_to_string(d.path().join("index.html")).expect("the page");
+            let lines: Vec<&str> = page
+                .lines()
+                .filter(|l| l.contains("too many to chart"))
+                .collect();
+            got.push((files, report.battery_notes.clone(), lines.len()));
+        }
+        let line = "The composite scores 25 workloads, too many to chart (at most 24): the headline tables above list them.";
+        assert_eq!(
+            got,
+            [
+                (vec!["battery.svg".to_string()], vec![], 0),
+                (vec![], vec![line.to_string()], 1)
+            ]
+        );
     }
 
     /// The newcomer's trial: `--window` outside every phase drew 32 empty zooms and said nothing. It is

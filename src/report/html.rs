@@ -1189,9 +1189,12 @@ pub fn write_index(
     }
     headline_section(&mut o, runs, report);
     o.push_str(&super::against::html_section(runs, report, opts));
-    if !report.batteries.is_empty() {
+    if !report.batteries.is_empty() || !report.battery_notes.is_empty() {
         o.push_str("<section id=\"battery\">\n<h2>Workloads compared</h2>\n");
         figures(&mut o, &report.batteries, opts.png);
+        for n in &report.battery_notes {
+            let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(n));
+        }
         o.push_str("</section>\n");
     }
     o.push_str(&super::members::html_section(runs));
@@ -1378,6 +1381,7 @@ mod tests {
             sweeps: vec![],
             ranked: vec![],
             batteries: vec![],
+            battery_notes: vec![],
             pts: vec![],
         }
     }
@@ -1480,6 +1484,7 @@ mod tests {
             sweeps: vec![],
             ranked: vec![],
             batteries: vec![],
+            battery_notes: vec![],
             pts: vec![],
         };
         let mut o = String::new();
@@ -1523,6 +1528,7 @@ mod tests {
             sweeps: vec![],
             ranked: vec![],
             batteries: vec![],
+            battery_notes: vec![],
             pts: vec![],
         };
         let mut o = String::new();
@@ -1568,6 +1574,7 @@ mod tests {
             sweeps: vec![],
             ranked: vec![],
             batteries: vec![],
+            battery_notes: vec![],
             pts: vec![],
         };
         headline_section(&mut empty, &plain, &r);

@@ -105,6 +105,9 @@ pub struct Report {
     pub ranked: Vec<Figure>,
     /// The batteries of workloads across drives or sweep members (seed 004), at the top of the page.
     pub batteries: Vec<Figure>,
+    /// The lines that stand in for batteries not drawn, too wide to read
+    /// ([`super::chart::battery::undrawn`]).
+    pub battery_notes: Vec<String>,
     /// The SNIA PTS sections ([`super::pts`]): one per run of a `specs/snia/` spec or with blocks of rounds.
     pub pts: Vec<super::pts::PtsSection>,
 }
@@ -215,6 +218,7 @@ mod tests {
             sweeps: vec![sweep("fill", Part::Preparation), sweep("w", Part::Results)],
             ranked: vec![],
             batteries: vec![],
+            battery_notes: vec![],
             pts: vec![],
         };
         use SectionRef::{Phase, Sweep};

@@ -28,8 +28,9 @@ pub struct FioKey {
     pub values: &'static [(&'static str, &'static str)],
     /// What the importer does with it.
     pub import: Import,
-    /// Values that leave fio's default behaviour (`fsync=0`, `thinktime=0`): a refused option with one of
-    /// them is accepted, since it asks for nothing wkrun lacks.
+    /// Values that leave fio's default behaviour (`fsync=0`, `thinktime=0`) or ask for what wkrun does
+    /// (`thinktime_blocks_type=issue`): a refused option with one of them is accepted, since it asks for
+    /// nothing wkrun lacks.
     pub neutral: &'static [&'static str],
 }
 
@@ -475,6 +476,11 @@ pub const FIO_KEYS: &[FioKey] = &[
     map(
         "thinktime_blocks",
         "`thinktime_blocks` is `think_every` in wkrun: the I/Os issued between think times",
+    ),
+    refuse_unless(
+        "thinktime_blocks_type",
+        "wkrun counts a burst's `think_every` I/Os as it issues them, then lets them complete, as fio's `thinktime_blocks_type` does at `issue`; at `complete` fio counts them as they complete, which at an iodepth above 1 makes other bursts",
+        &["issue"],
     ),
     map(
         "latency_target",

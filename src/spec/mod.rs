@@ -535,9 +535,9 @@ pub struct PhaseSpec {
     /// workload `duration` or `size`. Kinds: fill, workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Amount>,
-    /// Rate cap: I/Os per second over both directions (`rate_iops = 5000`: op i at i / rate s after the
-    /// measured start) or per direction (`rate_iops = { read = 3500, write = 1500 }`: the j-th read at
-    /// j / read s), issued at evenly spaced times in stream order; with a block-size mix the cap counts
+    /// Rate cap: I/Os per second over every I/O, trims too (`rate_iops = 5000`: op i at i / rate s after
+    /// the measured start), or per direction (`rate_iops = { read = 3500, write = 1500 }`: the j-th read at
+    /// j / read s; trims uncapped), issued at evenly spaced times in stream order; with a block-size mix the cap counts
     /// I/Os, not bytes. Default: no cap. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<Rate>,

@@ -1,5 +1,5 @@
-//! The `rate_iops` key: a cap on I/Os per second, over both directions (`rate_iops = 5000`) or per direction
-//! (`rate_iops = { read = 3500, write = 1500 }`), with evenly spaced issue times.
+//! The `rate_iops` key: a cap on I/Os per second, over every I/O, trims too (`rate_iops = 5000`), or per
+//! direction (`rate_iops = { read = 3500, write = 1500 }`, trims uncapped), with evenly spaced issue times.
 
 use schemars::JsonSchema;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -10,7 +10,7 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rate {
-    /// Cap over reads and writes together (op i of the run issued no earlier than i / total s).
+    /// Cap over every I/O, reads, writes and trims together (op i of the run issued no earlier than i / total s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
     /// Cap on reads (the j-th read issued no earlier than j / read s).

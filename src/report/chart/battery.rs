@@ -176,6 +176,21 @@ pub fn batteries(runs: &[RunData]) -> Vec<Battery> {
     out
 }
 
+/// The most workloads a battery of runs is charted for: past it (two runs of a PTS trial: hundreds of
+/// round phases) the groups would be too narrow to read, and [`undrawn`] stands in for the chart.
+pub const MOST_WORKLOADS: usize = 24;
+
+/// The line that stands in for battery `b` where it is not drawn: a battery of runs over more than
+/// [`MOST_WORKLOADS`] workloads. `None` for a battery that is drawn.
+pub fn undrawn(b: &Battery) -> Option<String> {
+    (b.sweep.is_none() && b.workloads.len() > MOST_WORKLOADS).then(|| {
+        format!(
+            "The composite scores {} workloads, too many to chart (at most {MOST_WORKLOADS}): the headline tables above list them.",
+            b.workloads.len()
+        )
+    })
+}
+
 /// The battery of the workloads `wkrun compare`'s composite scores (two or more), a column per run: the
 /// first run's workload phases each paired with a later run's as the composite pairs them
 /// (`compare::twins`, one rule, so the bars of a later run are the ratios its composite averages), in the
@@ -360,7 +375,7 @@ pub fn battery_chart(runs: &[RunData], b: &Battery) -> Result<Chart, PlotError> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::report::testing::{labelled, phase, run};
     use crate::results::{Better, DirStats, Figure};
@@ -569,5 +584,47 @@ mod tests {
             scores[1].value.map(|s| (s * 1e9).round()),
             Some((mean * 1e9).round())
         );
+    }
+
+    /// Two runs of `n` workloads `w0` … each, the second at 80 % of the first's IOPS.
+    pub(crate) fn runs_of(n: usize) -> [RunData; 2] {
+        let of = |label: &str, iops: u64| {
+            let phases = (0..n)
+                .map(|i| (w(&format!("w{i}"), i, None, iops, None), None))
+                .collect();
+            run(label, "sim:a", phases)
+        };
+        [of("r1", 1000), of("r2", 800)]
+    }
+
+    /// A battery of runs is drawn for at most 24 workloads; past them, the line that stands in for it says
+    /// how many the composite scores. A sweep's battery is drawn however many workloads it has.
+    #[test]
+    fn past_24_workloads_a_battery_of_runs_is_a_line() {
+        let got: Vec<(usize, Option<String>)> = [2, 24, 25, 300]
+            .into_iter()
+            .map(|n| {
+                let b = batteries(&runs_of(n));
+                assert_eq!(b.len(), 1, "{n}");
+                (b[0].workloads.len(), undrawn(&b[0]))
+            })
+            .collect();
+        let line = |n: usize| {
+            format!(
+                "The composite scores {n} workloads, too many to chart (at most 24): the headline tables above list them."
+            )
+        };
+        assert_eq!(
+            got,
+            [
+                (2, None),
+                (24, None),
+                (25, Some(line(25))),
+                (300, Some(line(300)))
+            ]
+        );
+        let mut b = batteries(&runs_of(25)).remove(0);
+        b.sweep = Some("filled".into());
+        assert_eq!(undrawn(&b), None);
     }
 }
