@@ -127,7 +127,11 @@ fn steady(at_s: Option<f64>) -> SteadyState {
     }
 }
 
-fn results(spec: &str, target: &str, started: &str, phases: Vec<PhaseResult>) -> Results {
+/// A run of `spec` on `target` started at `started` (each phase then, as none starts before its run).
+fn results(spec: &str, target: &str, started: &str, mut phases: Vec<PhaseResult>) -> Results {
+    for p in &mut phases {
+        p.started_at = started.into();
+    }
     Results {
         format: 1,
         wkrun_version: env!("CARGO_PKG_VERSION").into(),

@@ -446,11 +446,14 @@ fn fio_paced(bw: f64, bps: f64) -> bool {
 
 /// A 2 s phase capped at `cap` reads: `slots` (⌊2 s × cap⌋) I/Os, the last slot at (`slots` − 1) / `cap`
 /// s, 1/`cap` s or less before the bound; a host too busy to issue that one before the bound (seen under a
-/// load of 20 on 2 cores: 941 of 942) leaves exactly that slot out, never more.
+/// load of 20 on 2 cores: 941 of 942) leaves exactly that slot out; fewer only where the phase says its host
+/// was busy (seen at a load of 19: 957 of 964, its threads waiting for a CPU 28 % of the phase), never more.
 fn paced(p: &serde_json::Value, slots: u64, cap: u64) {
     let ops = p["read"]["ops"].as_u64().expect("reads");
+    let busy = (p["warnings"].as_array().into_iter().flatten())
+        .any(|w| w.as_str().is_some_and(|w| w.starts_with("busy host:")));
     assert!(
-        ops == slots || ops + 1 == slots,
+        ops == slots || ops + 1 == slots || (busy && ops < slots),
         "{ops} reads at {cap}/s in 2 s, not {slots}: {p}"
     );
 }
