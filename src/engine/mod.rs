@@ -703,6 +703,12 @@ pub struct Caps {
     /// kept busy (virtio disk: 2.55 to 3.14 µs of CPU per I/O pinned, 1.93 to 2.62 unpinned). Both in
     /// benches/README.md, "Workers not pinned".
     pub pins_workers: bool,
+    /// With several workers, each worker past the first gets an open file of its own on the target (the
+    /// run's held file opened again: `target::open::Held::open_again`), where each I/O system call takes a
+    /// reference on its file (`libaio`'s io_submit, `psync`'s pread/pwrite): on one file shared by the
+    /// workers' threads, that reference's cache line moves between their CPUs at every I/O. Not `io_uring`,
+    /// whose ring uses its registered file without a reference per I/O.
+    pub file_per_worker: bool,
 }
 
 /// The capabilities of an engine kind.
@@ -713,6 +719,7 @@ pub fn caps(kind: EngineKind) -> Caps {
         thread_per_slot: false,
         virtual_clock: false,
         pins_workers: false,
+        file_per_worker: true,
     };
     match kind {
         EngineKind::Psync => Caps {
@@ -722,15 +729,18 @@ pub fn caps(kind: EngineKind) -> Caps {
         EngineKind::Libaio => host,
         EngineKind::IoUring => Caps {
             pins_workers: true,
+            file_per_worker: false,
             ..host
         },
         EngineKind::Null => Caps {
             does_io: false,
             opens_target: false,
+            file_per_worker: false,
             ..host
         },
         EngineKind::Sim => Caps {
             opens_target: false,
+            file_per_worker: false,
             virtual_clock: true,
             ..host
         },

@@ -33,7 +33,8 @@ pub fn limit_notes(plan: &Plan) -> Vec<String> {
 
 /// Files a run holds open at once, at most: [`BASE_FILES`] for the run and its output folder, [`FILES_PER_TARGET`]
 /// more for each target beyond the first (its file or device, its folder and lock, a CSV, results.json being
-/// replaced, the room kept), and an io_uring ring per worker of each target's phase that has most. An upper
+/// replaced, the room kept), and the workers' own files of each target's phase that has most (an io_uring
+/// ring per worker; a libaio or psync worker past the first, an open file of the target). An upper
 /// bound: measured (the least limit it ran under, less the files open when it started), a run on one file
 /// or simulated drive, psync, libaio or io_uring with one worker, took 5, with `workers = 4` on io_uring
 /// 9 and with `workers = 16` 21; 16 file targets on psync ran with 70 open files at most, where this gives
@@ -47,12 +48,25 @@ pub const FILES_PER_TARGET: u64 = 6;
 /// [`BASE_FILES`] (attack 13 F11: `sim predict` advised 13, and its run refused 13 and asked 14).
 pub const OPEN_AT_CHECK: u64 = 1;
 
-/// The io_uring rings the phase of `plan` that has most holds open at once: one per worker.
-fn rings(plan: &Plan) -> u64 {
+/// The files the workers of the phase of `plan` that has most hold open at once of their own: an io_uring
+/// ring per worker, and an open file of the target per worker past the first on an engine that gives them
+/// one ([`crate::engine::Caps::file_per_worker`]).
+fn worker_files(plan: &Plan) -> u64 {
     plan.to_run()
         .filter_map(|p| p.io())
-        .filter(|io| io.engine == EngineKind::IoUring)
-        .map(|io| u64::from(io.workers.max(1)))
+        .map(|io| {
+            let workers = u64::from(io.workers.max(1));
+            let rings = if io.engine == EngineKind::IoUring {
+                workers
+            } else {
+                0
+            };
+            let files = match crate::engine::caps(io.engine).file_per_worker {
+                true => workers - 1,
+                false => 0,
+            };
+            rings + files
+        })
         .max()
         .unwrap_or(0)
 }
@@ -92,7 +106,7 @@ pub fn check_open_files(plans: &[&Plan]) -> Result<(), String> {
     let targets = plans.len() as u64;
     let needs = BASE_FILES
         + FILES_PER_TARGET * targets.saturating_sub(1)
-        + plans.iter().map(|p| rings(p)).sum::<u64>();
+        + plans.iter().map(|p| worker_files(p)).sum::<u64>();
     let (what, how) = match targets {
         1 => ("a run".to_string(), ""),
         n => (

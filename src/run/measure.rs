@@ -174,6 +174,9 @@ impl Shape<'_> {
 /// Everything a phase's jobs share: the open target, the write data of each worker, the op stream's sharers.
 struct Parts<'a> {
     file: Option<&'a File>,
+    /// The open files of workers 1.. of their own ([`engine::Caps::file_per_worker`]); worker 0, and any
+    /// worker without one, uses `file`.
+    own_files: Vec<File>,
     data: Vec<WriteData>,
     sharers: u32,
     max_len: usize,
@@ -417,6 +420,10 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
             });
         }
     };
+    let own_files = match (file, env.target) {
+        (Some(_), Some(held)) if caps.file_per_worker => open_again(held, io.direct, shape)?,
+        _ => Vec::new(),
+    };
     let data = shape
         .workers
         .iter()
@@ -429,6 +436,7 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
     Ok(Parts {
         zones,
         file,
+        own_files,
         data,
         // Threads sharing a worker's op stream (the engine's one thread then claims whole chunks, not one
         // sequential op at a time).
@@ -440,6 +448,24 @@ fn parts<'a>(env: &Env<'a>, phase: &PhasePlan, shape: &Shape<'_>) -> Result<Part
         device_capacity: (target.kind == crate::target::TargetKind::Block)
             .then_some(target.capacity_bytes),
     })
+}
+
+/// The held target opened again for each worker of the phase past the first, with O_DIRECT when `direct`
+/// ([`crate::target::open::Held::open_again`]); none without `/proc` (they share the held file).
+fn open_again(
+    held: &crate::target::open::Held,
+    direct: bool,
+    shape: &Shape<'_>,
+) -> Result<Vec<File>, SetupError> {
+    let mut files = Vec::new();
+    for w in 1..shape.workers.len() {
+        let what = || format!("cannot open {} again for worker {w}", held.path().display());
+        match held.open_again(direct).map_err(setup(what()))? {
+            Some(f) => files.push(f),
+            None => return Ok(Vec::new()),
+        }
+    }
+    Ok(files)
 }
 
 /// Where a worker's write bytes come from: the phase's image, or its data pattern from the worker's `seed`
@@ -527,7 +553,10 @@ impl Parts<'_> {
         together: &'j Together,
     ) -> Job<'j> {
         Job {
-            file: self.file,
+            file: w
+                .checked_sub(1)
+                .and_then(|o| self.own_files.get(o))
+                .or(self.file),
             ops,
             data: &self.data[w],
             queue_depth: shape.io.queue_depth,

@@ -4,7 +4,7 @@
 //! writes and erases through that one open file, so the path is not looked up again while the run writes. The
 //! open is checked against what the path named when it was probed ([`TargetInfo::identity`]).
 
-use super::reopen::{Reopen, open_probed};
+use super::reopen::{Reopen, open_again, open_probed};
 use super::{Identity, TargetInfo, kinds};
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -77,6 +77,8 @@ pub struct Held {
     identity: Identity,
     path: PathBuf,
     noun: &'static str,
+    /// Whether it is open for writing too.
+    write: bool,
     /// The node of a block device's whole disk and the file under a loop device target, held open for
     /// their locks ([`claim_storage`]).
     _claimed: Vec<File>,
@@ -189,6 +191,7 @@ impl Held {
             identity: expected,
             path: path.clone(),
             noun: kind.noun,
+            write,
             _claimed: claimed,
         })
     }
@@ -201,6 +204,29 @@ impl Held {
     /// The path it was opened by.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The held target opened once more, as an open file description of its own (for one worker of a phase,
+    /// so that the workers' I/O system calls do not all take their reference on one shared open file):
+    /// through `/proc/self/fd` of the held file, never by the path; for reading, and writing when the run
+    /// writes; with O_DIRECT when `direct`; without O_EXCL and without a lock (the held file keeps a block
+    /// device's exclusive claim and the run's locks, and the run holds it as long). Compared with the
+    /// probed identity once more. `Ok(None)` without `/proc` (the worker then shares the held file).
+    ///
+    /// # Errors
+    /// The OS error; when what opened is not the held target, an error saying what it is.
+    pub fn open_again(&self, direct: bool) -> io::Result<Option<File>> {
+        let flags = if direct { libc::O_DIRECT } else { 0 };
+        match open_again(&self.file, self.identity, (self.write, flags), None) {
+            Ok(f) => Ok(Some(f)),
+            Err(Reopen::Failed(e)) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(Reopen::Failed(e)) => Err(e),
+            Err(Reopen::Changed(now)) => Err(io::Error::other(format!(
+                "it is {}, not {}, which the run holds; nothing was written to it",
+                Identity::describe(now),
+                Identity::describe(Some(self.identity))
+            ))),
+        }
     }
 
     /// Switches O_DIRECT on or off for what follows (between phases: no I/O may be in flight).
@@ -438,6 +464,40 @@ mod tests {
         assert_eq!(fd_flags(h.file()) & libc::O_DIRECT, libc::O_DIRECT);
         h.set_direct(false).unwrap();
         assert_eq!(fd_flags(h.file()) & libc::O_DIRECT, 0);
+    }
+
+    /// A worker's open file: the held target again, with the run's access and the O_DIRECT asked for, an
+    /// open file description of its own (its flags are not the held file's).
+    #[test]
+    fn a_worker_opens_the_held_file_again_with_its_access() {
+        let d = tempfile::tempdir().unwrap();
+        let t = probed(d.path(), "t.img");
+        std::fs::write(&t.path, vec![7u8; 1 << 20]).unwrap();
+        let h = Held::open(&t, false).unwrap();
+        let again = h.open_again(false).unwrap().expect("/proc is mounted");
+        assert_eq!(fd_flags(&again) & libc::O_ACCMODE, libc::O_RDONLY);
+        let e = again.write_at(b"x", 0).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EBADF));
+        let mut b = [0u8; 4];
+        again.read_exact_at(&mut b, 4096).unwrap();
+        assert_eq!(b, [7; 4]);
+        // Its shared lock would refuse the run that writes.
+        drop(h);
+        let w = Held::open(&t, true).unwrap();
+        let direct = match w.open_again(true) {
+            Ok(f) => f.expect("/proc is mounted"),
+            Err(e) => {
+                eprintln!(
+                    "SKIPPED target::open::tests::a_worker_opens_the_held_file_again_with_its_access: no O_DIRECT here: {e}"
+                );
+                return;
+            }
+        };
+        assert_eq!(
+            fd_flags(&direct) & (libc::O_ACCMODE | libc::O_DIRECT),
+            libc::O_RDWR | libc::O_DIRECT
+        );
+        assert_eq!(fd_flags(w.file()) & libc::O_DIRECT, 0);
     }
 
     /// Replaced between the probe and the open: refused, naming both; the new file is not written.

@@ -633,21 +633,32 @@ fn cpus_allowed(status: &std::path::Path) -> Option<String> {
     Some(line["Cpus_allowed_list:".len()..].trim().to_string())
 }
 
-/// Runs a 2-worker random-read phase of 1.5 s on `engine`, sampling every thread's `Cpus_allowed_list`
-/// every 10 ms: the most threads seen at once, and each distinct list seen.
-fn thread_cpu_lists(engine: &str) -> (usize, Vec<String>) {
+/// Starts wkrun on a 2-worker random-read phase (QD4) of `duration` on `engine` with the phase keys `keys`
+/// besides, over a new 16 MiB file `t.img` in a fresh folder (kept while the folder lives).
+fn two_workers_reading(
+    engine: &str,
+    keys: &str,
+    duration: &str,
+) -> (tempfile::TempDir, std::process::Child) {
     let d = tempdir();
     let body = format!(
-        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"{engine}\"\npattern = \"random\"\nread_percent = 100\nqueue_depth = 4\nworkers = 2\nduration = \"1500ms\"\n"
+        "[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"{engine}\"\n{keys}pattern = \"random\"\nread_percent = 100\nqueue_depth = 4\nworkers = 2\nduration = \"{duration}\"\n"
     );
-    write_file(d.path(), "s.toml", &spec_text("float", &body));
-    let mut child = std::process::Command::new(crate::common::wkrun_bin())
+    write_file(d.path(), "s.toml", &spec_text("two", &body));
+    let child = std::process::Command::new(crate::common::wkrun_bin())
         .args(crate::common::on_a_new_file("s.toml", "t.img", "o"))
         .current_dir(d.path())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("wkrun");
+    (d, child)
+}
+
+/// Runs a 2-worker random-read phase of 1.5 s on `engine`, sampling every thread's `Cpus_allowed_list`
+/// every 10 ms: the most threads seen at once, and each distinct list seen.
+fn thread_cpu_lists(engine: &str) -> (usize, Vec<String>) {
+    let (_d, mut child) = two_workers_reading(engine, "", "1500ms");
     let tasks = std::path::PathBuf::from(format!("/proc/{}/task", child.id()));
     let (mut most_threads, mut lists) = (0, std::collections::BTreeSet::new());
     while child.try_wait().expect("wait").is_none() {
@@ -699,4 +710,66 @@ fn the_phase_line_gives_a_block_size_mix_whole() {
         out.contains("[phase 0] workload \"mix\": [0, 1048576), 4096 B 80 % / 65536 B 20 % blocks, QD4, 100ms\n"),
         "{out}"
     );
+}
+
+/// The open files naming `name` that process `pid` holds now: the access mode and O_DIRECT of each (from
+/// the octal status flags in `/proc/PID/fdinfo`), sorted.
+fn flags_of_open(pid: u32, name: &str) -> Vec<i32> {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"));
+    let mut flags: Vec<i32> = fds
+        .map(|r| r.flatten().collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|l| l.ends_with(name)))
+        .filter_map(|e| {
+            let info = format!("/proc/{pid}/fdinfo/{}", e.file_name().to_string_lossy());
+            let text = std::fs::read_to_string(info).ok()?;
+            let line = text.lines().find(|l| l.starts_with("flags:"))?;
+            let flags = i32::from_str_radix(line["flags:".len()..].trim(), 8).ok()?;
+            Some(flags & (libc::O_ACCMODE | libc::O_DIRECT))
+        })
+        .collect();
+    flags.sort();
+    flags
+}
+
+/// Runs a 2-worker random-read phase of 1 s on `engine` (O_DIRECT with `direct`) over a file it first
+/// fills, sampling the open files naming the target every 5 ms: the access mode and O_DIRECT of the open
+/// files seen at the moment there were most.
+fn target_files_of_two_workers(engine: &str, direct: bool) -> Vec<i32> {
+    let (_d, mut child) = two_workers_reading(engine, &format!("direct = {direct}\n"), "1s");
+    let mut most = Vec::new();
+    while child.try_wait().expect("wait").is_none() {
+        let now = flags_of_open(child.id(), "t.img");
+        if now.len() > most.len() {
+            most = now;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(child.wait().expect("wait").success());
+    most
+}
+
+/// Speed 28: each `libaio` or `psync` worker past the first submits through an open file of its own on the
+/// target (the held file opened again through /proc/self/fd, with its access and O_DIRECT), so that the
+/// workers' system calls do not take their references on one shared open file; `io_uring` workers share
+/// the held file, which their rings use registered.
+#[test]
+fn libaio_and_psync_workers_each_have_an_open_file_of_their_own() {
+    // The file is laid out by the run before it is read: held for reading and writing.
+    let rw = libc::O_RDWR;
+    let direct = rw | libc::O_DIRECT;
+    for engine in ["libaio", "psync"] {
+        assert_eq!(
+            target_files_of_two_workers(engine, false),
+            vec![rw, rw],
+            "{engine}"
+        );
+        assert_eq!(
+            target_files_of_two_workers(engine, true),
+            vec![direct, direct],
+            "{engine}"
+        );
+    }
+    assert_eq!(target_files_of_two_workers("io_uring", false), vec![rw]);
 }
