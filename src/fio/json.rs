@@ -1790,29 +1790,35 @@ fn shape(
 /// fio's options that change how a think time (`thinktime`) is spent or when it comes, beyond
 /// `thinktime_blocks`: each one `wkrun import fio` refuses (but for its neutral value) leaves the think
 /// time unread ([`think_time`]).
-const THINK_SHAPERS: [&str; 3] = [
-    "thinktime_iotime",
-    "thinktime_spin",
-    "thinktime_blocks_type",
-];
+const THINK_SHAPERS: [&str; 2] = ["thinktime_iotime", "thinktime_spin"];
 
 /// Job `j`'s think time into `p` (`think_time_ns`, and `think_every` its `thinktime_blocks`, 1 by default),
 /// as `wkrun import fio` maps it; the warning naming the option where one of [`THINK_SHAPERS`] is given
-/// that the import refuses ([`crate::fio::import::job::refusal`]: the same rule), both parameters then
-/// absent. Attack 27 F7 (fio 3.33, measured): `thinktime=1ms` alone made 917 IOPS, with
-/// `thinktime_iotime=100ms` (a think after each 100 ms of I/O) 16,280, and both were read as a think after
-/// every I/O.
+/// that the import refuses ([`crate::fio::import::job::refusal`]: the same rule), or where fio counts its
+/// bursts otherwise than wkrun ([`crate::fio::import::job::think_count`]: `thinktime_blocks_type=complete`,
+/// given or fio's default, with more than one I/O in flight), both parameters then absent. Attack 27 F7
+/// (fio 3.33, measured): `thinktime=1ms` alone made 917 IOPS, with `thinktime_iotime=100ms` (a think after
+/// each 100 ms of I/O) 16,280, and both were read as a think after every I/O.
 fn think_time(
     p: &mut PhaseParams,
     j: &Map<String, Value>,
     g: Option<&Map<String, Value>>,
 ) -> Option<String> {
+    use crate::fio::import::job::{refusal, think_count, think_type_text};
     let given = opt(j, g, "thinktime")?;
     let us = value::time_us(given, false).ok().filter(|&us| us > 0)?;
+    let blocks = int_opt(j, g, "thinktime_blocks").unwrap_or(1).max(1);
     let refused = THINK_SHAPERS.iter().find_map(|k| {
         let v = opt(j, g, k)?;
-        let why = crate::fio::import::job::refusal(k, v)?;
+        let why = refusal(k, v)?;
         Some(format!("{k}={v} ({why})"))
+    });
+    let kind = opt(j, g, "thinktime_blocks_type");
+    let engine = opt(j, g, "ioengine").unwrap_or("psync");
+    let depth = int_opt(j, g, "iodepth").unwrap_or(1);
+    let refused = refused.or_else(|| {
+        let why = think_count(kind, engine, depth, blocks)?;
+        Some(format!("{} ({why})", think_type_text(kind)))
     });
     if let Some(why) = refused {
         return Some(format!(
@@ -1820,7 +1826,7 @@ fn think_time(
         ));
     }
     p.think_time_ns = Some(us.saturating_mul(1000));
-    p.think_every = Some(int_opt(j, g, "thinktime_blocks").unwrap_or(1).max(1));
+    p.think_every = Some(blocks);
     None
 }
 

@@ -28,9 +28,8 @@ pub struct FioKey {
     pub values: &'static [(&'static str, &'static str)],
     /// What the importer does with it.
     pub import: Import,
-    /// Values that leave fio's default behaviour (`fsync=0`, `thinktime=0`) or ask for what wkrun does
-    /// (`thinktime_blocks_type=issue`): a refused option with one of them is accepted, since it asks for
-    /// nothing wkrun lacks.
+    /// Values that leave fio's default behaviour (`fsync=0`, `thinktime=0`): a refused option with one of
+    /// them is accepted, since it asks for nothing wkrun lacks.
     pub neutral: &'static [&'static str],
 }
 
@@ -477,10 +476,9 @@ pub const FIO_KEYS: &[FioKey] = &[
         "thinktime_blocks",
         "`thinktime_blocks` is `think_every` in wkrun: the I/Os issued between think times",
     ),
-    refuse_unless(
+    map(
         "thinktime_blocks_type",
-        "wkrun counts a burst's `think_every` I/Os as it issues them, then lets them complete, as fio's `thinktime_blocks_type` does at `issue`; at `complete` fio counts them as they complete, which at an iodepth above 1 makes other bursts",
-        &["issue"],
+        "wkrun counts a burst's `think_every` I/Os as it issues them, then lets them complete: fio's `thinktime_blocks_type` `issue`; fio's default, `complete`, counts them as they complete, the same count only with one I/O in flight (iodepth 1, a sync engine) or `thinktime_blocks=1`, and imported only there",
     ),
     map(
         "latency_target",

@@ -3,8 +3,8 @@
 //! an entry summing more jobs than those options' `numjobs` (its job_runtime over its longest runtime) is
 //! a group whose other jobs' options are unknown, even under one name; such a group's lat/clat rule and
 //! its sqthread_poll note come from its figures, not its last job's options; and a think time shaped by
-//! `thinktime_iotime`, `thinktime_spin` or `thinktime_blocks_type` (all refused by `wkrun import fio`) is
-//! not read. The files are real fio 3.33 output (`tests/data/fio/README.md`).
+//! `thinktime_iotime`, `thinktime_spin` or fio's count at completion (`thinktime_blocks_type=complete`,
+//! given or by default, with more than one I/O in flight), all refused by `wkrun import fio`, is not read. The files are real fio 3.33 output (`tests/data/fio/README.md`).
 
 use crate::common::{code_out_err, tempdir, wkrun, write_file};
 use crate::fio_groups::{named, unlike_group_of};
@@ -193,12 +193,15 @@ fn think_unread(given: &str, why: &str) -> String {
     )
 }
 
-/// Attack 27 F7: `thinktime=1ms` alone (917.041479 IOPS) is a think of 1 ms after every I/O; with
+/// Why the import refuses fio's count at completion of thinktime_blocks=8 on libaio at iodepth 8.
+const COMPLETE_8: &str = "fio counts a burst's thinktime_blocks=8 I/Os as they complete, and with ioengine=libaio at iodepth=8 it issues more meanwhile, so its bursts are longer than wkrun's `think_every`, which counts them as it issues them: give thinktime_blocks_type=issue, which wkrun runs exactly (--lossy: counted at issue)";
+
+/// Attack 27 F7: `thinktime=1ms` alone (psync, 917.041479 IOPS) is a think of 1 ms after every I/O; with
 /// `thinktime_iotime=100ms` (16280.35982 IOPS: a think after each 100 ms of I/O), `thinktime_spin=900`
-/// (fio spins 900 µs of each think; its run stopped by SIGTERM) or `thinktime_blocks_type=complete`
-/// (libaio at iodepth 8, thinktime_blocks=8, counted at completion) it is not read, with the warning
-/// giving the import's reason; with `thinktime_blocks_type=issue` (wkrun's count, 6864.567716 IOPS) or
-/// without the type (the same job, 7075.962019 IOPS) it is read, 8 I/Os a burst.
+/// (fio spins 900 µs of each think; its run stopped by SIGTERM), or on libaio at iodepth 8 with
+/// thinktime_blocks=8 counted at completion, `thinktime_blocks_type=complete` given (6792.103948 IOPS) or
+/// by default (7075.962019 IOPS), it is not read, with the warning giving the import's reason; with
+/// `thinktime_blocks_type=issue` (wkrun's count, 6864.567716 IOPS) it is read, 8 I/Os a burst.
 #[test]
 fn a_think_time_the_import_refuses_is_not_read_from_fios_json() {
     let read = |name: &str| {
@@ -209,7 +212,6 @@ fn a_think_time_the_import_refuses_is_not_read_from_fios_json() {
     };
     for (name, every, iops) in [
         ("fio-3.33-a27-think.json", 1, 917.041479),
-        ("fio-3.33-a27-think-blocks8.json", 8, 7075.962019),
         ("fio-3.33-f28-think-blocks-issue.json", 8, 6864.567716),
     ] {
         let (_, p) = read(name);
@@ -235,13 +237,24 @@ fn a_think_time_the_import_refuses_is_not_read_from_fios_json() {
         (
             "fio-3.33-a27-think-blocks-complete.json",
             "thinktime_blocks_type=complete",
-            "wkrun counts a burst's `think_every` I/Os as it issues them, then lets them complete, as fio's `thinktime_blocks_type` does at `issue`; at `complete` fio counts them as they complete, which at an iodepth above 1 makes other bursts",
+            COMPLETE_8,
             6792.103948,
+        ),
+        (
+            "fio-3.33-a27-think-blocks8.json",
+            "thinktime_blocks_type=complete (fio's default)",
+            COMPLETE_8,
+            7075.962019,
         ),
     ] {
         let (v, p) = read(name);
         let (k, value) = given.split_once('=').expect("k=v");
-        assert_eq!(v["jobs"][0]["job options"][k], value);
+        let written = v["jobs"][0]["job options"].get(k);
+        match value.strip_suffix(" (fio's default)") {
+            // Not given: fio's default.
+            Some(_) => assert_eq!(written, None, "{name}"),
+            None => assert_eq!(written.expect(k), value, "{name}"),
+        }
         assert_eq!(v["jobs"][0]["job options"]["thinktime"], "1ms");
         assert_eq!(
             (p.params.think_time_ns, p.params.think_every, p.read.iops),
@@ -255,33 +268,49 @@ fn a_think_time_the_import_refuses_is_not_read_from_fios_json() {
     }
 }
 
-/// The import refuses each of those options for the same reason (its table's), naming the line; it reads
-/// `thinktime_blocks_type=issue`, wkrun's own count.
+/// The import refuses each of those options for the same reason (its table's, or for fio's count at
+/// completion, `think_count`'s), naming the line; it reads `thinktime_blocks_type=issue`, wkrun's own
+/// count, and `complete` where it is the same count (psync: one I/O in flight).
 #[test]
 fn the_import_refuses_the_same_think_options() {
     let d = tempdir();
-    for (given, why) in [
+    let libaio = "ioengine=libaio\niodepth=8\nthinktime_blocks=8\n";
+    for (given, line, why) in [
         (
             "thinktime_iotime=100ms",
+            "t.fio:7: thinktime_iotime=100ms",
             "wkrun has no `thinktime_iotime`: a burst between think times is a number of I/Os (`think_every`), not a time",
         ),
         (
-            "thinktime_blocks_type=complete",
-            "wkrun counts a burst's `think_every` I/Os as it issues them, then lets them complete, as fio's `thinktime_blocks_type` does at `issue`; at `complete` fio counts them as they complete, which at an iodepth above 1 makes other bursts",
+            &format!("{libaio}thinktime_blocks_type=complete"),
+            "t.fio:10: thinktime_blocks_type=complete",
+            COMPLETE_8,
+        ),
+        (
+            libaio.trim_end(),
+            "t.fio:6: thinktime_blocks_type=complete (fio's default)",
+            COMPLETE_8,
         ),
     ] {
         let job =
             format!("[capped]\nfilename=F\nsize=64m\nbs=4k\nrw=randread\nthinktime=1ms\n{given}\n");
         write_file(d.path(), "t.fio", &job);
-        let (code, _, err) = code_out_err(&wkrun(d.path(), &["import", "fio", "t.fio"]));
-        assert_eq!(code, 2, "{err}");
-        assert!(err.contains(&format!("t.fio:7: {given}: {why}")), "{err}");
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &["import", "fio", "t.fio"]));
+        assert_eq!((code, out.as_str()), (2, ""), "{err}");
+        assert!(err.contains(&format!("{line}: {why}")), "{err}");
     }
-    // Counted at issue, fio's bursts are wkrun's: imported.
-    let job = "[capped]\nfilename=F\nsize=64m\nbs=4k\nrw=randread\nioengine=libaio\niodepth=8\nthinktime=1ms\nthinktime_blocks=8\nthinktime_blocks_type=issue\n";
-    write_file(d.path(), "t.fio", job);
-    let (code, out, err) = code_out_err(&wkrun(d.path(), &["import", "fio", "t.fio"]));
-    assert_eq!(code, 0, "{err}");
-    let thinks: Vec<&str> = out.lines().filter(|l| l.starts_with("think")).collect();
-    assert_eq!(thinks, ["think_time = \"1ms\"", "think_every = 8"], "{out}");
+    // One I/O in flight (psync, fio's default engine), complete is wkrun's count; counted at issue,
+    // fio's bursts are wkrun's at any depth: imported.
+    for given in [
+        "thinktime_blocks=8\nthinktime_blocks_type=complete",
+        "ioengine=libaio\niodepth=8\nthinktime_blocks=8\nthinktime_blocks_type=issue",
+    ] {
+        let job =
+            format!("[capped]\nfilename=F\nsize=64m\nbs=4k\nrw=randread\nthinktime=1ms\n{given}\n");
+        write_file(d.path(), "t.fio", &job);
+        let (code, out, err) = code_out_err(&wkrun(d.path(), &["import", "fio", "t.fio"]));
+        assert_eq!(code, 0, "{given}: {err}");
+        let thinks: Vec<&str> = out.lines().filter(|l| l.starts_with("think")).collect();
+        assert_eq!(thinks, ["think_time = \"1ms\"", "think_every = 8"], "{out}");
+    }
 }

@@ -225,6 +225,25 @@ pub(super) fn sq_poll(job: &Job, notes: &mut Vec<Remark>, refused: &mut Vec<Rema
     true
 }
 
+/// A think time whose bursts fio counts otherwise than wkrun does ([`super::job::think_count`]: fio's
+/// `thinktime_blocks_type=complete`, given or by default, with more than one I/O in flight), refused.
+fn think_type(job: &Job, refused: &mut Vec<Remark>) {
+    let kind = job.think_type.as_ref().map(|(k, at)| (k.as_str(), at));
+    let blocks = (job.think_us > 0).then_some(job.think_blocks);
+    let engine = job.engine.0.as_str();
+    let Some(why) =
+        blocks.and_then(|b| super::job::think_count(kind.map(|k| k.0), engine, job.iodepth, b))
+    else {
+        return;
+    };
+    let at = (kind.map(|k| k.1).or(job.think_at.as_ref())).unwrap_or(&job.at);
+    refused.push(remark(
+        at,
+        super::job::think_type_text(kind.map(|k| k.0)),
+        why,
+    ));
+}
+
 /// fio's falloc engine: a trim job's is noted (how it trims a file, or zeroes a device's range), any other
 /// job's refused.
 fn falloc(job: &Job, notes: &mut Vec<Remark>, refused: &mut Vec<Remark>) {
@@ -351,6 +370,7 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
     let (block, full) = block(job, &at, &mut refused);
     let sync = crate::fio::json::one_io_in_flight(&job.engine.0);
     falloc(job, &mut notes, &mut refused);
+    think_type(job, &mut refused);
     trims_fio_fails(job, &mut notes);
     let engine = match job.engine.0.as_str() {
         "libaio" => "libaio",

@@ -247,6 +247,11 @@ const MAPPED: &[Sample] = &[
         Some(("think_every", "100")),
     ),
     (
+        "thinktime_blocks_type",
+        "iodepth=8\nthinktime=1000\nthinktime_blocks=100\nthinktime_blocks_type=issue",
+        Some(("think_every", "100")),
+    ),
+    (
         "latency_target",
         "iodepth=32\nlatency_target=500\nlatency_window=2s",
         Some(("queue_depth", "[1, 2, 4, 8, 16, 32]")),
@@ -482,6 +487,14 @@ fn refusals_name_option_and_line() {
             "j.fio:7: thinktime_iotime=1s: wkrun has no `thinktime_iotime`",
         ),
         (
+            "ioengine=libaio\niodepth=8\nthinktime=1ms\nthinktime_blocks=4\nthinktime_blocks_type=complete",
+            "j.fio:10: thinktime_blocks_type=complete: fio counts a burst's thinktime_blocks=4 I/Os as they complete, and with ioengine=libaio at iodepth=8 it issues more meanwhile, so its bursts are longer than wkrun's `think_every`, which counts them as it issues them: give thinktime_blocks_type=issue, which wkrun runs exactly (--lossy: counted at issue)",
+        ),
+        (
+            "ioengine=io_uring\niodepth=2\nthinktime=1ms\nthinktime_blocks=2",
+            "j.fio:8: thinktime_blocks_type=complete (fio's default): fio counts a burst's thinktime_blocks=2 I/Os as they complete, and with ioengine=io_uring at iodepth=2 it issues more meanwhile",
+        ),
+        (
             "end_fsync=1",
             "j.fio:6: end_fsync=1: wkrun issues no fsync yet",
         ),
@@ -574,6 +587,64 @@ fn refusals_name_option_and_line() {
     }
     // Refused rows with fio's neutral value ask for nothing: fsync=0, thinktime=0.
     assert!(import_text(&format!("{base}fsync=0\nthinktime=0\nsync=none\n"), false).is_ok());
+}
+
+/// fio's `thinktime_blocks_type=complete`, given or by default, is wkrun's count (read, `think_every` the
+/// burst) with one I/O in flight: iodepth 1, a sync engine at any iodepth, or `thinktime_blocks=1`; and
+/// `issue` at any depth. A value other than `complete` or `issue` is fio's error.
+#[test]
+fn think_complete_is_read_where_it_is_wkruns_count() {
+    let base = "[j]\nfilename=f\nsize=8m\ntime_based\nruntime=1\nthinktime=1ms\n";
+    for (extra, every) in [
+        ("ioengine=libaio\nthinktime_blocks=4", "4"),
+        (
+            "ioengine=libaio\niodepth=1\nthinktime_blocks=4\nthinktime_blocks_type=complete",
+            "4",
+        ),
+        (
+            "ioengine=psync\niodepth=8\nthinktime_blocks=4\nthinktime_blocks_type=complete",
+            "4",
+        ),
+        ("ioengine=sync\niodepth=8\nthinktime_blocks=4", "4"),
+        (
+            "ioengine=libaio\niodepth=8\nthinktime_blocks=1\nthinktime_blocks_type=complete",
+            "1",
+        ),
+        ("ioengine=libaio\niodepth=8", "1"),
+        (
+            "ioengine=libaio\niodepth=8\nthinktime_blocks=4\nthinktime_blocks_type=issue",
+            "4",
+        ),
+    ] {
+        let out = import_text(&format!("{base}{extra}\n"), false)
+            .unwrap_or_else(|e| panic!("{extra}: {e:?}"));
+        let thinks: Vec<&str> = (out.text.lines())
+            .filter(|l| l.starts_with("think"))
+            .collect();
+        let every = format!("think_every = {every}");
+        let want: Vec<&str> = match every.as_str() {
+            "think_every = 1" => vec!["think_time = \"1ms\""],
+            e => vec!["think_time = \"1ms\"", e],
+        };
+        assert_eq!(thinks, want, "{extra}\n{}", out.text);
+    }
+    let e = import_text(&format!("{base}thinktime_blocks_type=both\n"), false).unwrap_err();
+    assert_eq!(
+        e,
+        [
+            "j.fio:7: thinktime_blocks_type=both: thinktime_blocks_type is complete or issue, not `both`"
+        ]
+    );
+    // --lossy: counted at issue, with the comment.
+    let job = format!("{base}ioengine=libaio\niodepth=8\nthinktime_blocks=4\n");
+    let out = import_text(&job, true).expect("lossy");
+    assert!(
+        out.text
+            .contains("# approximated (--lossy): j.fio:6: thinktime_blocks_type=complete (fio's default): fio counts a burst's thinktime_blocks=4 I/Os as they complete"),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("think_every = 4"), "{}", out.text);
 }
 
 /// Input fio itself refuses, or that no spec can come from, is a problem even with --lossy.
