@@ -958,6 +958,17 @@ fn num(x: f64) -> String {
     t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// The note that a total cap `t` over a phase of `read` % reads and no trims is split into whole per-direction
+/// caps `[rd, wr]` that do not keep the read share exactly (total 7 at 50 %: 3 reads/s and 4 writes/s, attack
+/// 28 F11); none when the split is exact.
+fn rounded_split(name: &str, t: u64, read: u64, [rd, wr]: [u64; 2]) -> Option<String> {
+    (u128::from(rd) * 100 != u128::from(t) * u128::from(read)).then(|| {
+        let exact = num(t as f64 * read as f64 / 100.0);
+        let share = rd as f64 * 100.0 / t as f64;
+        format!("phase {name}: fio caps each direction in whole I/Os per second, so the total cap {t} at {read} % reads is split into {rd} reads/s ({t} × {read} % = {exact}, rounded down) and {wr} writes/s (the rest): a read share of {share:.1} % under the cap, not {read} %")
+    })
+}
+
 /// Ramp, rate, seed, data, verify, steady state, errors.
 fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Exported) {
     if let Some(r) = p.ramp {
@@ -974,6 +985,9 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
             }
             (None, rd, wr) => (rd.unwrap_or(0), wr.unwrap_or(0)),
         };
+        if let Some(t) = r.total.filter(|_| trim_percent(p) == 0) {
+            e.differs.extend(rounded_split(&p.name, t, read, [rd, wr]));
+        }
         let poisson = p.rate_process == Some(crate::vocab::RateProcess::Poisson);
         // fio's Poisson arrivals count I/Os (rate_iops), whatever their sizes.
         match mix_rate(p).filter(|_| !poisson) {
@@ -1128,6 +1142,39 @@ name = "check"
 kind = "verify"
 expect = "header"
 "#;
+
+    /// Attack 28 F11: a total cap split into whole per-direction caps that do not keep the read share says
+    /// what fio gets (total 7 at 50 % reads: 3 reads/s and 4 writes/s); an exact split says nothing of it.
+    #[test]
+    fn a_rounded_split_of_a_total_cap_is_said() {
+        let spec = |cap: u64| {
+            format!(
+                "format = 1\n[spec]\nname = \"x5\"\nversion = \"1\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nduration = \"3s\"\nblock_size = \"4KiB\"\nread_percent = 50\nspan = \"16MiB\"\nrate_iops = {cap}\n"
+            )
+        };
+        let rounded = |cap: u64| {
+            let s = crate::spec::load_str(Path::new("x5.toml"), &spec(cap)).expect("spec");
+            let e = export(&s).expect("exports");
+            let line = e
+                .text
+                .lines()
+                .find(|l| l.starts_with("rate_iops="))
+                .map(str::to_string);
+            let said: Vec<String> = (e.differs.iter())
+                .filter(|d| d.contains("whole I/Os per second, so the total cap"))
+                .cloned()
+                .collect();
+            (line, said)
+        };
+        assert_eq!(
+            rounded(7),
+            (
+                Some("rate_iops=3,4".to_string()),
+                vec!["phase w: fio caps each direction in whole I/Os per second, so the total cap 7 at 50 % reads is split into 3 reads/s (7 × 50 % = 3.5, rounded down) and 4 writes/s (the rest): a read share of 42.9 % under the cap, not 50 %".to_string()]
+            )
+        );
+        assert_eq!(rounded(8), (Some("rate_iops=4,4".to_string()), vec![]));
+    }
 
     /// Phases fio can run become jobs, one after another; the others are named with the reason, and
     /// what fio reads otherwise is said.

@@ -645,13 +645,7 @@ fn check_workload_extras(at: &At, p: &PhaseSpec, interval_ns: u64) -> Result<(),
             Some("check what was written with a phase of kind \"verify\""),
         ));
     }
-    if p.rate_iops.is_some_and(|r| r.has_zero()) {
-        return Err(at.key(
-            "rate_iops",
-            "rate_iops = 0 issues nothing",
-            Some("omit rate_iops for no cap"),
-        ));
-    }
+    check_rate(at, p)?;
     check_arrivals(at, p)?;
     check_steady(at, p)?;
     for w in p.windows.iter().flatten() {
@@ -661,6 +655,36 @@ fn check_workload_extras(at: &At, p: &PhaseSpec, interval_ns: u64) -> Result<(),
         return Err(at.key("ramp", "ramp is 0", Some("omit ramp for no lead-in")));
     }
     check_headline(at, p, interval_ns)
+}
+
+/// `rate_iops`: a cap of something, above 0 and at most [`crate::vocab::MAX_RATE`].
+fn check_rate(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
+    use crate::vocab::MAX_RATE;
+    let Some(rate) = p.rate_iops else {
+        return Ok(());
+    };
+    if rate.is_empty() {
+        return Err(at.key(
+            "rate_iops",
+            "rate_iops = {} caps nothing",
+            Some("give rate_iops = N, or { read = N, write = M }; omit rate_iops for no cap"),
+        ));
+    }
+    if rate.has_zero() {
+        return Err(at.key(
+            "rate_iops",
+            "rate_iops = 0 issues nothing",
+            Some("omit rate_iops for no cap"),
+        ));
+    }
+    if let Some((key, n)) = rate.over_max() {
+        return Err(at.key(
+            "rate_iops",
+            format!("{key} = {n} is more than {MAX_RATE} I/Os per second (2^32), far above what any device does"),
+            Some("omit rate_iops for no cap"),
+        ));
+    }
+    Ok(())
 }
 
 /// `rate_process`, `think_time`, `think_every`: a process needs a cap to space, a think time is above 0, and

@@ -6,18 +6,26 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The highest cap `rate_iops` takes, 2^32 I/Os per second (an I/O every 0.23 ns): far above what any
+/// device does, and well inside the signed 64-bit integers results are read back as (trial 28 F5: a cap of
+/// 2^63 ran, then its results could not be read).
+pub const MAX_RATE: u64 = 1 << 32;
+
 /// A rate cap in I/Os per second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rate {
     /// Cap over every I/O, reads, writes and trims together (op i of the run issued no earlier than i / total s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_RATE))]
     pub total: Option<u64>,
     /// Cap on reads (the j-th read issued no earlier than j / read s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_RATE))]
     pub read: Option<u64>,
     /// Cap on writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_RATE))]
     pub write: Option<u64>,
 }
 
@@ -81,6 +89,22 @@ impl Rate {
         }
     }
 
+    /// Whether the cap caps nothing (`rate_iops = {}`).
+    pub fn is_empty(&self) -> bool {
+        [self.total, self.read, self.write] == [None; 3]
+    }
+
+    /// The first cap above [`MAX_RATE`], with its key (`rate_iops`, `rate_iops.read`).
+    pub fn over_max(&self) -> Option<(&'static str, u64)> {
+        [
+            ("rate_iops", self.total),
+            ("rate_iops.read", self.read),
+            ("rate_iops.write", self.write),
+        ]
+        .into_iter()
+        .find_map(|(k, v)| v.filter(|&n| n > MAX_RATE).map(|n| (k, n)))
+    }
+
     /// Whether any cap is 0 (nothing would be issued).
     pub fn has_zero(&self) -> bool {
         [self.total, self.read, self.write].contains(&Some(0))
@@ -140,6 +164,24 @@ mod tests {
     /// A cap of `total`, `read`, `write`.
     fn cap(total: Option<u64>, read: Option<u64>, write: Option<u64>) -> Rate {
         Rate { total, read, write }
+    }
+
+    /// Attack 28 F5: 2^32 I/Os per second is the highest cap; `{}` caps nothing.
+    #[test]
+    fn the_highest_cap_and_the_empty_cap() {
+        let top = super::MAX_RATE;
+        assert_eq!(top, 4_294_967_296);
+        assert_eq!(cap(Some(top), Some(top), Some(top)).over_max(), None);
+        assert_eq!(
+            cap(Some(5), None, Some(top + 1)).over_max(),
+            Some(("rate_iops.write", top + 1))
+        );
+        assert_eq!(
+            cap(Some(u64::MAX), Some(top + 1), None).over_max(),
+            Some(("rate_iops", u64::MAX))
+        );
+        assert!(cap(None, None, None).is_empty());
+        assert!(!cap(None, Some(1), None).is_empty());
     }
 
     #[test]

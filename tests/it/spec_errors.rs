@@ -456,6 +456,20 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("cap-trims.toml", workload("read_percent = 0\ntrim_percent = 100\nrate_iops = { write = 100 }\nduration = \"1s\"\n"),
             ":10:1: phase[0] \"w\".rate_iops: rate_iops caps writes at 100/s, and this phase issues no writes (read_percent = 0 and trim_percent = 100): the cap would pace nothing and the phase would run uncapped")
             .help("cap a direction the phase issues, or give one total cap (rate_iops = N), which paces every I/O, trims included"),
+        // Attack 28 F5: a cap of 2^63 or more passed validate, ran, and its results did not read back.
+        bad("cap-huge.toml", line8("rate_iops = 18446744073709551615"),
+            ":8:1: phase[0] \"w\".rate_iops: rate_iops = 18446744073709551615 is more than 4294967296 I/Os per second (2^32), far above what any device does")
+            .help("omit rate_iops for no cap"),
+        bad("cap-2p63.toml", line8("rate_iops = 9223372036854775808"),
+            ":8:1: phase[0] \"w\".rate_iops: rate_iops = 9223372036854775808 is more than 4294967296 I/Os per second (2^32), far above what any device does")
+            .help("omit rate_iops for no cap"),
+        bad("cap-huge-write.toml", line8("rate_iops = { write = 4294967297 }"),
+            ":8:1: phase[0] \"w\".rate_iops: rate_iops.write = 4294967297 is more than 4294967296 I/Os per second (2^32), far above what any device does")
+            .help("omit rate_iops for no cap"),
+        // Attack 28 F14: `{}` was a cap of nothing, run uncapped and exported as rate_iops=0,0.
+        bad("cap-empty.toml", line8("rate_iops = {}"),
+            ":8:1: phase[0] \"w\".rate_iops: rate_iops = {} caps nothing")
+            .help("give rate_iops = N, or { read = N, write = M }; omit rate_iops for no cap"),
         bad("cap-reads.toml", line8("rate_iops = { read = 100 }"),
             ":8:1: phase[0] \"w\".rate_iops: rate_iops caps reads at 100/s, and this phase issues no reads (read_percent = 0): the cap would pace nothing and the phase would run uncapped"),
         // Trial 27 L4: fio's [global] habit, a phase key in [defaults], says where the key goes.

@@ -689,9 +689,12 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
 /// fio's `rate_iops` or `rate` `read[,write[,trim]]`: the caps of reads and writes per job (`None`: none).
 ///
 /// # Errors
-/// A part that is not a number.
+/// No value (fio refuses `rate_iops=`), or a part that is not a number.
 fn rate_caps(v: &str, kb: u64) -> Result<[Option<u64>; 2], String> {
     let parts = value::directions(v);
+    if parts.iter().all(Option::is_none) {
+        return Err("no value".into());
+    }
     let mut caps = [None; 2];
     for (d, p) in parts.iter().take(2).enumerate() {
         caps[d] = p.map(|t| value::int(t, kb)).transpose()?.filter(|&n| n > 0);

@@ -697,6 +697,13 @@ fn bad_input_is_refused_even_when_lossy() {
             "[j]\nnumjobs=4294967296\n",
             "j.fio:2: numjobs=4294967296: numjobs = 4294967296 is past fio's range (an unsigned int: at most 4294967295)",
         ),
+        // Attack 28 F12: fio refuses an empty rate cap, also after one with a value.
+        ("[j]\nrate=\n", "j.fio:2: rate=: no value"),
+        ("[j]\nrate_iops=\n", "j.fio:2: rate_iops=: no value"),
+        (
+            "[j]\nrate_iops=100\nrate_iops=\n",
+            "j.fio:3: rate_iops=: no value",
+        ),
         (
             "[j]\nbssplit=4k/70:8k/70\n",
             "j.fio:2: bssplit=4k/70:8k/70: the percentages add up to 140, more than 100",
