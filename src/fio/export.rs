@@ -739,13 +739,21 @@ fn region(
     e: &mut Exported,
 ) -> bool {
     // A file the job file creates has no filesize beside a job's size (it would stretch the job's region to
-    // the end of the file): its percentages are written as bytes of it, which fio needs to create it.
-    let in_bytes = |a: Amount| match a {
-        Amount::Percent(q) => percent_bytes(q, file_size).map_or(a, Amount::Bytes),
-        a => a,
+    // the end of the file): its span is written in bytes of it, which fio needs to create it, as the plan
+    // resolves it (attack 28 F3: a percentage times the size, unrounded, started fio below the plan's span).
+    let Some(resolved) = planned_span(p, file_size, e) else {
+        return false;
     };
-    let span = p.span.one().map(in_bytes);
-    let offset = match p.offset.map(in_bytes).filter(|o| *o != Amount::Bytes(0)) {
+    let in_bytes = |a: Amount, planned: Option<u64>| planned.map_or(a, Amount::Bytes);
+    let span = p
+        .span
+        .one()
+        .map(|s| in_bytes(s, resolved.as_ref().map(|r| r.len)));
+    let offset = match p
+        .offset
+        .map(|o| in_bytes(o, resolved.as_ref().map(|r| r.start)))
+        .filter(|o| *o != Amount::Bytes(0))
+    {
         None => None,
         Some(o) => match fio_amount(o) {
             Some(v) => Some(v),
@@ -759,10 +767,9 @@ fn region(
         },
     };
     // The whole file from the offset: in bytes when the file's size is known.
-    let whole = || match (file_size, p.offset.map(in_bytes)) {
-        (Some(f), None) => Amount::Bytes(f),
-        (Some(f), Some(Amount::Bytes(o))) if o < f => Amount::Bytes(f - o),
-        _ => Amount::Percent(crate::units::Percent(100_000_000)),
+    let whole = || match &resolved {
+        Some(r) => Amount::Bytes(r.len),
+        None => Amount::Percent(crate::units::Percent(100_000_000)),
     };
     let null = p.engine.one() == Some(Engine::Null);
     let part = match (jobs > 1 && !shared, span) {
@@ -854,12 +861,40 @@ fn block_unit(p: &PhaseSpec) -> Option<u64> {
     }
 }
 
-/// The bytes of `file_size` that the percentage `p` is, when whole.
-fn percent_bytes(p: crate::units::Percent, file_size: Option<u64>) -> Option<u64> {
-    let scaled = u128::from(file_size?) * u128::from(p.0);
-    (scaled % 100_000_000 == 0)
-        .then(|| u64::try_from(scaled / 100_000_000).ok())
-        .flatten()
+/// The phase's span in bytes of a target of `file_size`, resolved as `wkrun plan` resolves it
+/// ([`crate::plan::span::resolve`]: a percent offset rounded up to a whole block, the span down to whole
+/// blocks); `Some(None)` when the size is unknown (fio takes the percentages of the file it finds); `None`
+/// (the reason in `e.cannot`) when the plan would refuse the span, or a matrix of block sizes leaves its
+/// blocks open while an offset or span is in percent.
+fn planned_span(
+    p: &PhaseSpec,
+    file_size: Option<u64>,
+    e: &mut Exported,
+) -> Option<Option<crate::plan::span::ResolvedSpan>> {
+    let Some(f) = file_size else {
+        return Some(None);
+    };
+    let Some(unit) = block_unit(p) else {
+        let percent = [p.offset, p.span.one()]
+            .into_iter()
+            .flatten()
+            .any(|a| matches!(a, Amount::Percent(_)));
+        if percent {
+            e.cannot.push(format!("phase {}: offset and span in percent are rounded to whole blocks of the phase's block size, and its block size is a matrix: give them in bytes", p.name));
+            return None;
+        }
+        return Some(None);
+    };
+    match crate::plan::span::resolve(f, unit, p.offset, p.span.one()) {
+        Ok(r) => Some(Some(r)),
+        Err(err) => {
+            e.cannot.push(format!(
+                "phase {}: {} on a target of {f} B: {}",
+                p.name, err.key, err.message
+            ));
+            None
+        }
+    }
 }
 
 /// `runtime` + `time_based`, or `io_size`/`loops`.
