@@ -104,9 +104,9 @@ pub fn export_sized(
     let mut all_sized = true;
     // Every exported job is on fio's null engine, which lays out no file.
     let mut diskless = true;
-    for p in &s.phases {
+    for (i, p) in s.phases.iter().enumerate() {
         let p = with_defaults(p, &defaults);
-        let Some(bodies) = bodies(&p, on, &files, t_size, &mut e) else {
+        let Some(bodies) = bodies((s, i, &p), on, &files, t_size, &mut e) else {
             continue;
         };
         sized |= bodies.iter().any(|b| sets_size(b));
@@ -177,7 +177,7 @@ pub fn export_sized(
 /// export); `None` when it is not exported.
 /// What the jobs differ in is said once, and nothing of a phase not exported but why (attack 26 F9).
 fn bodies(
-    p: &PhaseSpec,
+    (s, i, p): (&LoadedSpec, usize, &PhaseSpec),
     on: On,
     files: &[FioFile],
     t_size: Option<u64>,
@@ -187,7 +187,8 @@ fn bodies(
     let mut bodies = Vec::new();
     for f in files {
         let before = (e.differs.len(), e.cannot.len());
-        let body = job(p, on, f.size.or(f.measured).or(t_size), e);
+        let size = f.size.or(f.measured).or(t_size);
+        let body = job(p, on, (size, &|z| crate::plan::phase_span(s, i, z)), e);
         if !bodies.is_empty() {
             e.differs.truncate(before.0);
             // One reason the phase is not exported.
@@ -455,8 +456,14 @@ enum On {
 }
 
 /// The options of the job for phase `p` on the files `on`, or `None` (with the reason in `e.cannot`).
-/// `file_size`: the size of the job file's files when it states one (`filesize`), for a span in percent.
-fn job(p: &PhaseSpec, on: On, file_size: Option<u64>, e: &mut Exported) -> Option<String> {
+/// `file_size`: the size of the job file's files when it states one (`filesize`), for a span in percent, and
+/// the plan's span of the phase on a file of a size.
+fn job(
+    p: &PhaseSpec,
+    on: On,
+    file_size: (Option<u64>, Planned),
+    e: &mut Exported,
+) -> Option<String> {
     let what = |why: &str| format!("phase {} ({}): {why}", p.name, p.kind.as_str());
     match p.kind {
         PhaseKind::Erase => {
@@ -733,7 +740,7 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
 /// `size` (export_on): fio's region is then exactly [offset, offset + size).
 fn region(
     p: &PhaseSpec,
-    (jobs, file_size): (u64, Option<u64>),
+    (jobs, file_size): (u64, (Option<u64>, Planned)),
     (shared, on): (bool, On),
     say: &mut impl FnMut(&str, String),
     e: &mut Exported,
@@ -861,20 +868,23 @@ fn block_unit(p: &PhaseSpec) -> Option<u64> {
     }
 }
 
-/// The phase's span in bytes of a target of `file_size`, resolved as `wkrun plan` resolves it
-/// ([`crate::plan::span::resolve`]: a percent offset rounded up to a whole block, the span down to whole
-/// blocks); `Some(None)` when the size is unknown (fio takes the percentages of the file it finds); `None`
-/// (the reason in `e.cannot`) when the plan would refuse the span, or a matrix of block sizes leaves its
-/// blocks open while an offset or span is in percent.
+/// The plan's span of a phase on a target of the size given ([`crate::plan::phase_span`]).
+type Planned<'a> = &'a dyn Fn(u64) -> Result<crate::plan::span::ResolvedSpan, String>;
+
+/// The phase's span in bytes of a target of `file_size`, as `wkrun plan` resolves it (`plan`: a percent
+/// offset rounded up to a whole block, the span down to whole blocks); `Some(None)` when the size is
+/// unknown (fio takes the percentages of the file it finds); `None` (the reason in `e.cannot`) when the plan
+/// refuses the span, or a matrix of block sizes leaves its blocks open while an offset or span is in
+/// percent.
 fn planned_span(
     p: &PhaseSpec,
-    file_size: Option<u64>,
+    (file_size, plan): (Option<u64>, Planned),
     e: &mut Exported,
 ) -> Option<Option<crate::plan::span::ResolvedSpan>> {
     let Some(f) = file_size else {
         return Some(None);
     };
-    let Some(unit) = block_unit(p) else {
+    if block_unit(p).is_none() {
         let percent = [p.offset, p.span.one()]
             .into_iter()
             .flatten()
@@ -884,14 +894,12 @@ fn planned_span(
             return None;
         }
         return Some(None);
-    };
-    match crate::plan::span::resolve(f, unit, p.offset, p.span.one()) {
+    }
+    match plan(f) {
         Ok(r) => Some(Some(r)),
-        Err(err) => {
-            e.cannot.push(format!(
-                "phase {}: {} on a target of {f} B: {}",
-                p.name, err.key, err.message
-            ));
+        Err(why) => {
+            e.cannot
+                .push(format!("phase {}: on a target of {f} B: {why}", p.name));
             None
         }
     }
@@ -1206,6 +1214,41 @@ expect = "header"
     /// parts and states a null-engine job's region in bytes, with no filesize (on a device each null job
     /// from offset 0); without it, the null job is refused (fio's null engine opens no file and needs
     /// `size=` in bytes).
+    /// Attack 28 F3: a percent offset and span on a target of known size are the plan's span
+    /// (`plan::phase_span`), not the percentage times the size: 10 % of 16 MiB + 100 B is 1,677,731.6 B,
+    /// block 410 of 4 KiB (1640k), block 13 of 128 KiB (1664k) for the fill and for the workload of the
+    /// fill's span; 50 % is 2,048 blocks of 4 KiB (8m). A byte offset off the block is refused as the plan
+    /// refuses it.
+    #[test]
+    fn a_percent_span_is_the_plans() {
+        let spec = |phases: &str| {
+            let text = format!(
+                "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"t.img\"\n{phases}"
+            );
+            crate::spec::load_str(Path::new("f.toml"), &text).expect("spec")
+        };
+        let w = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\noffset = \"10%\"\nspan = \"50%\"\nsize = \"2MiB\"\n";
+        let fill = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\noffset = \"10%\"\nspan = \"50%\"\n";
+        let size = [Some((16 << 20) + 100)];
+        let e = export_sized(&spec(w), None, &size).expect("exports");
+        assert!(e.text.contains("\noffset=1640k\nsize=8m\n"), "{}", e.text);
+        let e = export_sized(&spec(&format!("{fill}{w}")), None, &size).expect("exports");
+        assert_eq!(
+            e.text.matches("\noffset=1664k\nsize=8m\n").count(),
+            2,
+            "{}",
+            e.text
+        );
+        let odd = w.replace("\"10%\"", "\"1000B\"");
+        let e = export_sized(&spec(&odd), None, &size).expect("exports");
+        assert_eq!(
+            e.cannot,
+            [
+                "phase w: on a target of 16777316 B: offset 1000 B is not a multiple of the block size (4096 B)"
+            ]
+        );
+    }
+
     #[test]
     fn an_existing_target_of_known_size_is_in_bytes() {
         let text = "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"/dev/loop9\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nqueue_depth = 8\n[[phase]]\nname = \"nul\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 100\nworkers = 2\nspan = \"50%\"\nduration = \"1s\"\n";

@@ -250,6 +250,32 @@ fn fill_units(spec: &LoadedSpec, t: &TargetInfo, phases: &[PhaseSpec]) -> Vec<Op
         .collect()
 }
 
+/// The span of phase `i` of `spec` on a file of `capacity` bytes, as [`resolve`] resolves it: in the
+/// phase's blocks, or in those of a fill of the same span (`fill_units`). `export fio` writes it as fio's
+/// region (attack 28 F3: one rule for the plan's span and the job file's).
+///
+/// # Errors
+/// Why the plan refuses the span on that capacity (its message).
+pub fn phase_span(spec: &LoadedSpec, i: usize, capacity: u64) -> Result<ResolvedSpan, String> {
+    let target = TargetInfo::new("export", TargetKind::File, capacity, 512, 4096);
+    let defaults = spec.file.defaults.clone().unwrap_or_default();
+    let keyed: Vec<PhaseSpec> = spec
+        .phases
+        .iter()
+        .map(|raw| crate::spec::keys::with_defaults(raw, &defaults))
+        .collect();
+    let units = fill_units(spec, &target, &keyed);
+    let at = Phase {
+        spec,
+        t: &target,
+        i,
+        p: keyed.get(i).ok_or("no such phase")?,
+        unit: units[i].clone(),
+    };
+    let blocks = at.blocks().map_err(|e| e.message)?;
+    at.span(blocks.size).map_err(|e| e.message)
+}
+
 /// The least common multiple of two block sizes (both positive).
 fn lcm(a: u64, b: u64) -> u64 {
     let (mut x, mut y) = (a, b);
