@@ -32,15 +32,9 @@ const MAX_PLAN_ERRORS: usize = 50;
 /// method the target lacks (case C09), an image larger than the span or unreadable, a verify phase whose
 /// expected content cannot be tracked, a write a host-managed zoned device cannot take ([`super::zones`]).
 pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecErrors> {
-    let defaults = spec.file.defaults.clone().unwrap_or_default();
     let mut phases = Vec::with_capacity(spec.phases.len());
     let mut errors = Vec::new();
-    let keyed: Vec<PhaseSpec> = spec
-        .phases
-        .iter()
-        .map(|raw| crate::spec::keys::with_defaults(raw, &defaults))
-        .collect();
-    let units = fill_units(spec, target, &keyed);
+    let (keyed, units) = keyed_units(spec, target);
     for (i, p) in keyed.iter().enumerate() {
         let at = Phase {
             spec,
@@ -258,13 +252,7 @@ fn fill_units(spec: &LoadedSpec, t: &TargetInfo, phases: &[PhaseSpec]) -> Vec<Op
 /// Why the plan refuses the span on that capacity (its message).
 pub fn phase_span(spec: &LoadedSpec, i: usize, capacity: u64) -> Result<ResolvedSpan, String> {
     let target = TargetInfo::new("export", TargetKind::File, capacity, 512, 4096);
-    let defaults = spec.file.defaults.clone().unwrap_or_default();
-    let keyed: Vec<PhaseSpec> = spec
-        .phases
-        .iter()
-        .map(|raw| crate::spec::keys::with_defaults(raw, &defaults))
-        .collect();
-    let units = fill_units(spec, &target, &keyed);
+    let (keyed, units) = keyed_units(spec, &target);
     let at = Phase {
         spec,
         t: &target,
@@ -274,6 +262,18 @@ pub fn phase_span(spec: &LoadedSpec, i: usize, capacity: u64) -> Result<Resolved
     };
     let blocks = at.blocks().map_err(|e| e.message)?;
     at.span(blocks.size).map_err(|e| e.message)
+}
+
+/// The spec's phases with its `[defaults]`, and the unit each rounds its span to where it shares a fill's.
+fn keyed_units(spec: &LoadedSpec, target: &TargetInfo) -> (Vec<PhaseSpec>, Vec<Option<FillUnit>>) {
+    let defaults = spec.file.defaults.clone().unwrap_or_default();
+    let keyed: Vec<PhaseSpec> = spec
+        .phases
+        .iter()
+        .map(|raw| crate::spec::keys::with_defaults(raw, &defaults))
+        .collect();
+    let units = fill_units(spec, target, &keyed);
+    (keyed, units)
 }
 
 /// The least common multiple of two block sizes (both positive).
