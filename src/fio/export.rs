@@ -104,9 +104,9 @@ pub fn export_sized(
     let mut all_sized = true;
     // Every exported job is on fio's null engine, which lays out no file.
     let mut diskless = true;
-    for p in &s.phases {
+    for (i, p) in s.phases.iter().enumerate() {
         let p = with_defaults(p, &defaults);
-        let Some(bodies) = bodies(&p, on, &files, t_size, &mut e) else {
+        let Some(bodies) = bodies((s, i, &p), on, &files, t_size, &mut e) else {
             continue;
         };
         sized |= bodies.iter().any(|b| sets_size(b));
@@ -177,7 +177,7 @@ pub fn export_sized(
 /// export); `None` when it is not exported.
 /// What the jobs differ in is said once, and nothing of a phase not exported but why (attack 26 F9).
 fn bodies(
-    p: &PhaseSpec,
+    (s, i, p): (&LoadedSpec, usize, &PhaseSpec),
     on: On,
     files: &[FioFile],
     t_size: Option<u64>,
@@ -187,7 +187,8 @@ fn bodies(
     let mut bodies = Vec::new();
     for f in files {
         let before = (e.differs.len(), e.cannot.len());
-        let body = job(p, on, f.size.or(f.measured).or(t_size), e);
+        let size = f.size.or(f.measured).or(t_size);
+        let body = job(p, on, (size, &|z| crate::plan::phase_span(s, i, z)), e);
         if !bodies.is_empty() {
             e.differs.truncate(before.0);
             // One reason the phase is not exported.
@@ -455,8 +456,14 @@ enum On {
 }
 
 /// The options of the job for phase `p` on the files `on`, or `None` (with the reason in `e.cannot`).
-/// `file_size`: the size of the job file's files when it states one (`filesize`), for a span in percent.
-fn job(p: &PhaseSpec, on: On, file_size: Option<u64>, e: &mut Exported) -> Option<String> {
+/// `file_size`: the size of the job file's files when it states one (`filesize`), for a span in percent, and
+/// the plan's span of the phase on a file of a size.
+fn job(
+    p: &PhaseSpec,
+    on: On,
+    file_size: (Option<u64>, Planned),
+    e: &mut Exported,
+) -> Option<String> {
     let what = |why: &str| format!("phase {} ({}): {why}", p.name, p.kind.as_str());
     match p.kind {
         PhaseKind::Erase => {
@@ -733,19 +740,27 @@ fn block(p: &PhaseSpec, say: &mut impl FnMut(&str, String), e: &mut Exported) ->
 /// `size` (export_on): fio's region is then exactly [offset, offset + size).
 fn region(
     p: &PhaseSpec,
-    (jobs, file_size): (u64, Option<u64>),
+    (jobs, file_size): (u64, (Option<u64>, Planned)),
     (shared, on): (bool, On),
     say: &mut impl FnMut(&str, String),
     e: &mut Exported,
 ) -> bool {
     // A file the job file creates has no filesize beside a job's size (it would stretch the job's region to
-    // the end of the file): its percentages are written as bytes of it, which fio needs to create it.
-    let in_bytes = |a: Amount| match a {
-        Amount::Percent(q) => percent_bytes(q, file_size).map_or(a, Amount::Bytes),
-        a => a,
+    // the end of the file): its span is written in bytes of it, which fio needs to create it, as the plan
+    // resolves it (attack 28 F3: a percentage times the size, unrounded, started fio below the plan's span).
+    let Some(resolved) = planned_span(p, file_size, e) else {
+        return false;
     };
-    let span = p.span.one().map(in_bytes);
-    let offset = match p.offset.map(in_bytes).filter(|o| *o != Amount::Bytes(0)) {
+    let in_bytes = |a: Amount, planned: Option<u64>| planned.map_or(a, Amount::Bytes);
+    let span = p
+        .span
+        .one()
+        .map(|s| in_bytes(s, resolved.as_ref().map(|r| r.len)));
+    let offset = match p
+        .offset
+        .map(|o| in_bytes(o, resolved.as_ref().map(|r| r.start)))
+        .filter(|o| *o != Amount::Bytes(0))
+    {
         None => None,
         Some(o) => match fio_amount(o) {
             Some(v) => Some(v),
@@ -759,10 +774,9 @@ fn region(
         },
     };
     // The whole file from the offset: in bytes when the file's size is known.
-    let whole = || match (file_size, p.offset.map(in_bytes)) {
-        (Some(f), None) => Amount::Bytes(f),
-        (Some(f), Some(Amount::Bytes(o))) if o < f => Amount::Bytes(f - o),
-        _ => Amount::Percent(crate::units::Percent(100_000_000)),
+    let whole = || match &resolved {
+        Some(r) => Amount::Bytes(r.len),
+        None => Amount::Percent(crate::units::Percent(100_000_000)),
     };
     let null = p.engine.one() == Some(Engine::Null);
     let part = match (jobs > 1 && !shared, span) {
@@ -854,12 +868,41 @@ fn block_unit(p: &PhaseSpec) -> Option<u64> {
     }
 }
 
-/// The bytes of `file_size` that the percentage `p` is, when whole.
-fn percent_bytes(p: crate::units::Percent, file_size: Option<u64>) -> Option<u64> {
-    let scaled = u128::from(file_size?) * u128::from(p.0);
-    (scaled % 100_000_000 == 0)
-        .then(|| u64::try_from(scaled / 100_000_000).ok())
-        .flatten()
+/// The plan's span of a phase on a target of the size given ([`crate::plan::phase_span`]).
+type Planned<'a> = &'a dyn Fn(u64) -> Result<crate::plan::span::ResolvedSpan, String>;
+
+/// The phase's span in bytes of a target of `file_size`, as `wkrun plan` resolves it (`plan`: a percent
+/// offset rounded up to a whole block, the span down to whole blocks); `Some(None)` when the size is
+/// unknown (fio takes the percentages of the file it finds); `None` (the reason in `e.cannot`) when the plan
+/// refuses the span, or a matrix of block sizes leaves its blocks open while an offset or span is in
+/// percent.
+fn planned_span(
+    p: &PhaseSpec,
+    (file_size, plan): (Option<u64>, Planned),
+    e: &mut Exported,
+) -> Option<Option<crate::plan::span::ResolvedSpan>> {
+    let Some(f) = file_size else {
+        return Some(None);
+    };
+    if block_unit(p).is_none() {
+        let percent = [p.offset, p.span.one()]
+            .into_iter()
+            .flatten()
+            .any(|a| matches!(a, Amount::Percent(_)));
+        if percent {
+            e.cannot.push(format!("phase {}: offset and span in percent are rounded to whole blocks of the phase's block size, and its block size is a matrix: give them in bytes", p.name));
+            return None;
+        }
+        return Some(None);
+    }
+    match plan(f) {
+        Ok(r) => Some(Some(r)),
+        Err(why) => {
+            e.cannot
+                .push(format!("phase {}: on a target of {f} B: {why}", p.name));
+            None
+        }
+    }
 }
 
 /// `runtime` + `time_based`, or `io_size`/`loops`.
@@ -1218,6 +1261,41 @@ expect = "header"
     /// parts and states a null-engine job's region in bytes, with no filesize (on a device each null job
     /// from offset 0); without it, the null job is refused (fio's null engine opens no file and needs
     /// `size=` in bytes).
+    /// Attack 28 F3: a percent offset and span on a target of known size are the plan's span
+    /// (`plan::phase_span`), not the percentage times the size: 10 % of 16 MiB + 100 B is 1,677,731.6 B,
+    /// block 410 of 4 KiB (1640k), block 13 of 128 KiB (1664k) for the fill and for the workload of the
+    /// fill's span; 50 % is 2,048 blocks of 4 KiB (8m). A byte offset off the block is refused as the plan
+    /// refuses it.
+    #[test]
+    fn a_percent_span_is_the_plans() {
+        let spec = |phases: &str| {
+            let text = format!(
+                "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"t.img\"\n{phases}"
+            );
+            crate::spec::load_str(Path::new("f.toml"), &text).expect("spec")
+        };
+        let w = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nblock_size = \"4KiB\"\nread_percent = 0\noffset = \"10%\"\nspan = \"50%\"\nsize = \"2MiB\"\n";
+        let fill = "[[phase]]\nname = \"fill\"\nkind = \"fill\"\nblock_size = \"128KiB\"\noffset = \"10%\"\nspan = \"50%\"\n";
+        let size = [Some((16 << 20) + 100)];
+        let e = export_sized(&spec(w), None, &size).expect("exports");
+        assert!(e.text.contains("\noffset=1640k\nsize=8m\n"), "{}", e.text);
+        let e = export_sized(&spec(&format!("{fill}{w}")), None, &size).expect("exports");
+        assert_eq!(
+            e.text.matches("\noffset=1664k\nsize=8m\n").count(),
+            2,
+            "{}",
+            e.text
+        );
+        let odd = w.replace("\"10%\"", "\"1000B\"");
+        let e = export_sized(&spec(&odd), None, &size).expect("exports");
+        assert_eq!(
+            e.cannot,
+            [
+                "phase w: on a target of 16777316 B: offset 1000 B is not a multiple of the block size (4096 B)"
+            ]
+        );
+    }
+
     #[test]
     fn an_existing_target_of_known_size_is_in_bytes() {
         let text = "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"/dev/loop9\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nqueue_depth = 8\n[[phase]]\nname = \"nul\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 100\nworkers = 2\nspan = \"50%\"\nduration = \"1s\"\n";

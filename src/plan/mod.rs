@@ -28,7 +28,7 @@ pub mod span;
 pub mod zones;
 
 pub use record::{PhaseParams, SizeWeight, WorkerPart};
-pub use resolve::{direct_misaligned, resolve};
+pub use resolve::{direct_misaligned, phase_span, resolve};
 pub use rounds::RoundBlock;
 pub use show::{notes, render_text, window_notes};
 

@@ -32,15 +32,9 @@ const MAX_PLAN_ERRORS: usize = 50;
 /// method the target lacks (case C09), an image larger than the span or unreadable, a verify phase whose
 /// expected content cannot be tracked, a write a host-managed zoned device cannot take ([`super::zones`]).
 pub fn resolve(spec: &LoadedSpec, target: &TargetInfo) -> Result<Plan, SpecErrors> {
-    let defaults = spec.file.defaults.clone().unwrap_or_default();
     let mut phases = Vec::with_capacity(spec.phases.len());
     let mut errors = Vec::new();
-    let keyed: Vec<PhaseSpec> = spec
-        .phases
-        .iter()
-        .map(|raw| crate::spec::keys::with_defaults(raw, &defaults))
-        .collect();
-    let units = fill_units(spec, target, &keyed);
+    let (keyed, units) = keyed_units(spec, target);
     for (i, p) in keyed.iter().enumerate() {
         let at = Phase {
             spec,
@@ -248,6 +242,38 @@ fn fill_units(spec: &LoadedSpec, t: &TargetInfo, phases: &[PhaseSpec]) -> Vec<Op
             first.map(|fill| FillUnit { bytes: unit, fill })
         })
         .collect()
+}
+
+/// The span of phase `i` of `spec` on a file of `capacity` bytes, as [`resolve`] resolves it: in the
+/// phase's blocks, or in those of a fill of the same span (`fill_units`). `export fio` writes it as fio's
+/// region (attack 28 F3: one rule for the plan's span and the job file's).
+///
+/// # Errors
+/// Why the plan refuses the span on that capacity (its message).
+pub fn phase_span(spec: &LoadedSpec, i: usize, capacity: u64) -> Result<ResolvedSpan, String> {
+    let target = TargetInfo::new("export", TargetKind::File, capacity, 512, 4096);
+    let (keyed, units) = keyed_units(spec, &target);
+    let at = Phase {
+        spec,
+        t: &target,
+        i,
+        p: keyed.get(i).ok_or("no such phase")?,
+        unit: units[i].clone(),
+    };
+    let blocks = at.blocks().map_err(|e| e.message)?;
+    at.span(blocks.size).map_err(|e| e.message)
+}
+
+/// The spec's phases with its `[defaults]`, and the unit each rounds its span to where it shares a fill's.
+fn keyed_units(spec: &LoadedSpec, target: &TargetInfo) -> (Vec<PhaseSpec>, Vec<Option<FillUnit>>) {
+    let defaults = spec.file.defaults.clone().unwrap_or_default();
+    let keyed: Vec<PhaseSpec> = spec
+        .phases
+        .iter()
+        .map(|raw| crate::spec::keys::with_defaults(raw, &defaults))
+        .collect();
+    let units = fill_units(spec, target, &keyed);
+    (keyed, units)
 }
 
 /// The least common multiple of two block sizes (both positive).

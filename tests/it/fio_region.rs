@@ -581,3 +581,179 @@ fn workers_and_null_jobs_on_a_block_device_in_its_bytes() {
         );
     }
 }
+
+/// Attack 28 F3: offset 10 % and span 50 % of a target whose size is no multiple of the 4 KiB block. The
+/// phases: random writes (2 MiB) and a fill by 2 workers; whether each writes every block of its span once.
+const PERCENT_OF_AN_ODD_SIZE: &[(&str, &str, bool)] = &[
+    (
+        "random write",
+        "kind = \"workload\"\npattern = \"random\"\nread_percent = 0\noffset = \"10%\"\nspan = \"50%\"\nsize = \"2MiB\"\n",
+        false,
+    ),
+    (
+        "2-worker fill",
+        "kind = \"fill\"\nworkers = 2\noffset = \"10%\"\nspan = \"50%\"\n",
+        true,
+    ),
+];
+
+/// The byte every target of [`exported_percent_spans_are_the_plans`] is filled with before fio runs.
+const UNTOUCHED: u8 = 0xAA;
+
+/// Attack 28 F3: `export fio` wrote a percent offset and span as the percentage times the size, unrounded
+/// (offset=1677731.6 B of a 16 MiB + 100 B file would not even be whole; of 100 MiB + 100 B fio overwrote
+/// 4072 B below the plan's start, on blocks of its own). Now the job's region is the plan's: on an existing
+/// file of 16 MiB + 100 B named with `--target`, on a file to create with `--target-size` of that size, and
+/// on a 24 MiB loop device, every write of every fio job is a 4 KiB block of the plan's span (in the part of
+/// its worker), a fill covers each part once, and no byte of an existing target outside the span changes.
+#[test]
+fn exported_percent_spans_are_the_plans() {
+    let test = "fio_region::exported_percent_spans_are_the_plans";
+    if let Some(why) = fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let odd = 16 * MIB + 100;
+    // 10 % of 16,777,316 B is 1,677,731.6 B, up to block 410; 50 % is 8,388,658 B, down to 2,048 blocks.
+    let on_odd = (410 * 4096, (410 + 2048) * 4096);
+    for &(name, phase, once) in PERCENT_OF_AN_ODD_SIZE {
+        std::fs::write(d.path().join("t.img"), vec![UNTOUCHED; odd as usize]).expect("t.img");
+        let what = format!("{name}, an existing file of {odd} B");
+        let written = in_plans_span(
+            d.path(),
+            (phase, once),
+            &["--target", "t.img"],
+            on_odd,
+            &what,
+        );
+        assert_eq!(
+            written,
+            (odd, 0),
+            "{what}: size and bytes changed outside the span"
+        );
+        let _ = std::fs::remove_file(d.path().join("n.img"));
+        let what = format!("{name}, a file of {odd} B to create");
+        let size = odd.to_string();
+        in_plans_span(
+            d.path(),
+            (phase, once),
+            &["--target", "n.img", "--target-size", &size],
+            on_odd,
+            &what,
+        );
+    }
+    let _guard = crate::common::loop_guard();
+    let dev = match crate::common::LoopDev::new(d.path(), 24, 512) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    let path = dev.dev.to_string_lossy().into_owned();
+    // 10 % of 24 MiB is 2,516,582.4 B, up to block 615; 50 % is 3,072 blocks.
+    let on_dev = (615 * 4096, (615 + 3072) * 4096);
+    for &(name, phase, once) in PERCENT_OF_AN_ODD_SIZE {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&dev.dev)
+            .expect("device");
+        f.write_all(&vec![UNTOUCHED; (24 * MIB) as usize])
+            .expect("fill the device");
+        f.sync_all().expect("sync the device");
+        let what = format!("{name}, a 24 MiB loop device");
+        let written = in_plans_span(d.path(), (phase, once), &["--target", &path], on_dev, &what);
+        assert_eq!(
+            written,
+            (24 * MIB, 0),
+            "{what}: bytes changed outside the span"
+        );
+    }
+}
+
+/// Exports `phase` (in `spec`'s file) on the target `on` names and runs it with real fio in `dir`: the plan
+/// (`wkrun plan --json` on the same target) resolves the span to `want`, every write of each fio job is one
+/// 4 KiB block of it, on the plan's blocks and inside one worker's part (each part covered once when
+/// `once`), and fio's JSON reads back as the plan's span. Returns the target's size after fio and how many
+/// of its bytes outside the span are no longer [`UNTOUCHED`]; (0, 0) for a file to create.
+fn in_plans_span(
+    dir: &Path,
+    (phase, once): (&str, bool),
+    on: &[&str],
+    want: (u64, u64),
+    what: &str,
+) -> (u64, u64) {
+    write_file(dir, "s.toml", &spec(phase));
+    let mut a = vec!["export", "fio", "s.toml", "-o", "s.fio"];
+    a.extend_from_slice(on);
+    let (code, _, err) = code_out_err(&wkrun(dir, &a));
+    assert_eq!(code, 0, "{what}: {err}");
+    assert!(!err.contains("not exported"), "{what}: {err}");
+    let job = std::fs::read_to_string(dir.join("s.fio")).expect("job file");
+    let mut a = vec!["plan", "s.toml", "--json"];
+    a.extend_from_slice(on);
+    let (code, out, perr) = code_out_err(&wkrun(dir, &a));
+    assert_eq!(code, 0, "{what}: {perr}");
+    let plan: serde_json::Value = serde_json::from_str(&out).expect("plan JSON");
+    let params = &plan["phases"][0]["params"];
+    let at = |v: &serde_json::Value, k: &str| v[k].as_u64().expect("a byte count");
+    let start = at(params, "span_start_bytes");
+    let span = (start, start + at(params, "span_bytes"));
+    assert_eq!(span, want, "{what}: the plan's span");
+    let parts: Vec<(u64, u64)> = match params["worker_parts"].as_array() {
+        Some(w) => w
+            .iter()
+            .map(|p| {
+                let s = at(p, "span_start_bytes");
+                (s, s + at(p, "span_bytes"))
+            })
+            .collect(),
+        None => vec![span],
+    };
+    let (_, _, json) = run_fio(dir);
+    let by_job = writes_by_job(dir);
+    assert_eq!(
+        by_job.len(),
+        parts.len(),
+        "{what}: one fio job a worker: {job}"
+    );
+    let mut taken = Vec::new();
+    for w in &by_job {
+        let off_block: Vec<_> = w
+            .iter()
+            .filter(|&&(o, l)| l != 4096 || o.abs_diff(span.0) % 4096 != 0)
+            .collect();
+        assert!(
+            off_block.is_empty(),
+            "{what}: writes off the plan's blocks: {:?}: {job}",
+            &off_block[..off_block.len().min(5)]
+        );
+        let first = w.iter().map(|x| x.0).min();
+        let first = first.unwrap_or_else(|| panic!("{what}: a job wrote nothing: {job}"));
+        let i = parts.iter().position(|p| p.0 <= first && first < p.1);
+        let i = i.unwrap_or_else(|| {
+            panic!("{what}: a write at {first}, outside the span {span:?}: {job}")
+        });
+        taken.push(i);
+        held(&format!("{what}, job {i}"), w, parts[i], once);
+    }
+    taken.sort_unstable();
+    assert_eq!(taken, (0..parts.len()).collect::<Vec<_>>(), "{what}");
+    let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
+    let p = &r.phases[0];
+    assert_eq!(
+        (p.params.span_start_bytes, p.params.span_bytes),
+        (span.0, span.1 - span.0),
+        "{what}: {job}"
+    );
+    if on.contains(&"--target-size") {
+        return (0, 0);
+    }
+    // An absolute path (a device) replaces the directory.
+    let bytes = std::fs::read(dir.join(on[1])).expect("the target");
+    let changed = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| (i as u64) < span.0 || (i as u64) >= span.1)
+        .filter(|&(_, &b)| b != UNTOUCHED)
+        .count() as u64;
+    (bytes.len() as u64, changed)
+}
