@@ -55,16 +55,20 @@ impl Cadence {
         self.issued += 1;
     }
 
-    /// When `op` is due, ns from the phase start: its intended issue time (0 without a schedule); `None`
-    /// when it must not be issued: its slot under the rate cap ends after the time bound, or its burst is
-    /// released at or after it.
+    /// When `op` is due ([`Due`]): its intended issue time under the schedule (`at` 0, intended
+    /// [`UNSCHEDULED`], without one); `None` when it must not be issued: its slot under the rate cap ends
+    /// after the time bound, or its burst is released at or after it.
     #[inline(always)]
-    pub fn due(&mut self, job: &Job<'_>, op: &Op) -> Option<u64> {
+    pub fn due(&mut self, job: &Job<'_>, op: &Op) -> Option<Due> {
         if !self.scheduled {
-            return Some(0);
+            return Some(Due {
+                at: 0,
+                intended: UNSCHEDULED,
+            });
         }
         let mut at = self.release_ns;
-        if let Some((start, end)) = job.slot(op, &mut self.cursors) {
+        let slot = job.slot(op, &mut self.cursors);
+        if let Some((start, end)) = slot {
             if job.deadline_ns.is_some_and(|d| end > d) {
                 return None;
             }
@@ -73,7 +77,13 @@ impl Cadence {
         if self.release_ns > 0 && job.deadline_ns.is_some_and(|d| at >= d) {
             return None;
         }
-        Some(at)
+        // A direction without a cap of its own under a per-direction cap, and no think time: the op has
+        // no intended time (it is issued when the loop reaches it), so it is timed from its issue.
+        let intended = match slot.is_some() || self.think.is_some() {
+            true => at,
+            false => UNSCHEDULED,
+        };
+        Some(Due { at, intended })
     }
 
     /// Whether ops have intended issue times (their latency from it is recorded too).
@@ -81,4 +91,25 @@ impl Cadence {
     pub fn scheduled(&self) -> bool {
         self.scheduled
     }
+}
+
+/// The intended issue time of an op that has none (no schedule, or its direction has no cap of its own
+/// and the phase no think time): [`from_intended`] then times it from its issue.
+pub(super) const UNSCHEDULED: u64 = u64::MAX;
+
+/// When an op is due, from [`Cadence::due`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Due {
+    /// The earliest time the loop may issue it, ns from the phase start (0: at once).
+    pub at: u64,
+    /// Its intended issue time, ns from the phase start, or [`UNSCHEDULED`].
+    pub intended: u64,
+}
+
+/// An op's latency from its intended issue time, the one rule of every engine: from `intended` to
+/// `done`, or from its issue (`issued`) when it has no intended time ([`UNSCHEDULED`]; no engine issues
+/// an op before its intended time): never less than its latency from submission.
+#[inline(always)]
+pub(super) fn from_intended(intended: u64, issued: u64, done: u64) -> u64 {
+    done.saturating_sub(intended.min(issued))
 }

@@ -3,6 +3,7 @@
 //! device) or a punched hole (file), made and timed the same way; a flush (`fsync = N`) follows the job's
 //! every N-th completed write on the thread that completed it.
 
+use super::cadence::from_intended;
 use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::buf::{AlignedBuf, AllocError};
 use crate::sys::file::{Trim, pwrite_flags};
@@ -186,9 +187,10 @@ fn worker(
             }
             // Under a schedule, wait for the op's issue time (an op whose slot ends past the deadline, or
             // whose burst starts after it, is never issued).
-            let Some(at) = cadence.due(job, &op) else {
+            let Some(due) = cadence.due(job, &op) else {
                 break 'claims;
             };
+            let at = due.at;
             // Sleep in slices of at most 10 ms, telling the series this worker is idle (so rows are not
             // held back) and stopping at once when the phase ends.
             // (`at` is 0 without a schedule: no clock reading then.)
@@ -219,7 +221,7 @@ fn worker(
                 Ok(n) if n == op.len as usize => {
                     rec.record(op.dir, op.offset, n as u64, t1 - t0, t1);
                     if cadence.scheduled() {
-                        rec.record_intended(op.dir, t1 - at.min(t0));
+                        rec.record_intended(op.dir, from_intended(due.intended, t0, t1));
                     }
                     if let Some(check) = job.check {
                         check.check(&op, data, t1, &mut rec);

@@ -5,6 +5,7 @@
 //! trim op); flushes (`fsync = N`) follow the job's N-th completed writes, from this thread, while the
 //! other I/Os stay in flight.
 
+use super::cadence::from_intended;
 use super::pace::{MIN_WAIT_US, Mode, Pace};
 use super::{Event, IoCause, IoError, Job, Outcome, Recorder};
 use crate::buf::{AlignedBuf, try_bufs};
@@ -290,16 +291,17 @@ impl Loop<'_, '_> {
                 }
                 self.cadence.think(self.now());
             }
-            let Some(at) = self.cadence.due(job, &op) else {
+            let Some(due) = self.cadence.due(job, &op) else {
                 self.exhausted = true;
                 break;
             };
-            if at > 0 && at > self.now() {
-                self.held = Some((op, at));
+            if due.at > 0 && due.at > self.now() {
+                self.held = Some((op, due.at));
                 break;
             }
             if op.dir == Direction::Trim {
-                if !self.trim_now(&op) {
+                self.cadence.issued();
+                if !self.trim_now(&op, due.intended) {
                     break;
                 }
                 continue;
@@ -316,7 +318,7 @@ impl Loop<'_, '_> {
             }
             self.free.pop();
             self.cadence.issued();
-            self.intended_at[slot] = at;
+            self.intended_at[slot] = due.intended;
             self.slot_op[slot] = Some(op);
             self.batch.push(Io {
                 slot,
@@ -334,9 +336,10 @@ impl Loop<'_, '_> {
 
     /// Trims `op` at once, from this thread (no queue has a trim: io_uring's discard needs a newer kernel
     /// and AIO has none), timed from before the syscall to after it as a completion of its own; false when
-    /// the loop must stop filling (the trim failed for good, or the deadline passed during it).
+    /// the loop must stop filling (the trim failed for good, or the deadline passed during it). Under a
+    /// schedule its latency from its `intended` issue time is kept too, as every other op's.
     #[inline(never)]
-    fn trim_now(&mut self, op: &Op) -> bool {
+    fn trim_now(&mut self, op: &Op, intended: u64) -> bool {
         let job = self.job;
         let t0 = self.now();
         let r = match self.trim {
@@ -345,9 +348,14 @@ impl Loop<'_, '_> {
         };
         self.t = self.now();
         match r {
-            Ok(()) => self
-                .rec
-                .record(op.dir, op.offset, op.len as u64, self.t - t0, self.t),
+            Ok(()) => {
+                self.rec
+                    .record(op.dir, op.offset, op.len as u64, self.t - t0, self.t);
+                if self.cadence.scheduled() {
+                    self.rec
+                        .record_intended(op.dir, from_intended(intended, t0, self.t));
+                }
+            }
             Err(e) => {
                 let e = failed(op, IoCause::Os(e));
                 self.rec.fail(&e, self.t);
@@ -488,7 +496,8 @@ impl Loop<'_, '_> {
                     t,
                 );
                 if self.cadence.scheduled() {
-                    self.rec.record_intended(op.dir, t - self.intended_at[slot]);
+                    let from = from_intended(self.intended_at[slot], self.submitted_at[slot], t);
+                    self.rec.record_intended(op.dir, from);
                 }
                 if let Some(check) = job.check
                     && let Some(buf) = self.q.buf(slot)

@@ -3,6 +3,7 @@
 //! taken in time order, and a freed slot is refilled at its completion time, as a host keeping QD I/Os in
 //! flight would. The phase clock is the drive's: a 2000 s phase takes as long as the CPU needs to simulate it.
 
+use super::cadence::from_intended;
 use super::{Engine, Event, IoCause, IoError, Job, Outcome, Recorder, queue};
 use crate::ops::{Op, Ops};
 use crate::sim::{DeviceCounters, SimDevice};
@@ -174,7 +175,7 @@ impl<'a> Flight<'a> {
                 self.exhausted = true;
                 return;
             };
-            let at = due.max(self.t);
+            let at = due.at.max(self.t);
             if job.deadline_ns.is_some_and(|d| at >= d) {
                 self.exhausted = true;
                 return;
@@ -182,7 +183,7 @@ impl<'a> Flight<'a> {
             // Under a rate cap an op may be due after a completion still in flight: take that first, so the
             // drive sees requests in time order.
             if at > self.t && self.heap.peek().is_some_and(|c| c.0.done < at) {
-                self.held = Some((op, due));
+                self.held = Some((op, due.at));
                 return;
             }
             if at > self.t {
@@ -204,7 +205,7 @@ impl<'a> Flight<'a> {
             self.cadence.issued();
             self.heap.push(Reverse(InFlight {
                 done,
-                intended: due,
+                intended: due.intended,
                 index: op.index,
                 submitted: at,
                 dir: op.dir,
@@ -226,7 +227,7 @@ impl<'a> Flight<'a> {
             .record(c.dir, c.offset, c.len as u64, c.done - c.submitted, c.done);
         if self.cadence.scheduled() {
             self.rec
-                .record_intended(c.dir, c.done - c.intended.min(c.submitted));
+                .record_intended(c.dir, from_intended(c.intended, c.submitted, c.done));
         }
         wait(job, &self.rec, &mut self.waited);
     }

@@ -1012,6 +1012,16 @@ fn rounded_split(name: &str, t: u64, read: u64, [rd, wr]: [u64; 2]) -> Option<St
     })
 }
 
+/// fio's value of `rate_iops` or `rate` for a phase's caps on reads and writes, `caps`: `R,W`; for a phase
+/// of trims only, whose total cap is all in `caps[1]`, fio's cap on trims, its value's third part (`0,0,T`:
+/// fio caps trims with it, as wkrun's total cap paces them; trial 28 M1 exported `0,500`).
+fn fio_caps(p: &PhaseSpec, caps: [u64; 2]) -> String {
+    match trim_percent(p) {
+        100 => format!("0,0,{}", caps[1]),
+        _ => format!("{},{}", caps[0], caps[1]),
+    }
+}
+
 /// Ramp, rate, seed, data, verify, steady state, errors.
 fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Exported) {
     if let Some(r) = p.ramp {
@@ -1036,13 +1046,13 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
         match mix_rate(p).filter(|_| !poisson) {
             Some(m) => {
                 let caps = mix_bytes(p, &m, [rd, wr], jobs, e);
-                say("rate", format!("{},{}", caps[0], caps[1]));
+                say("rate", fio_caps(p, caps));
             }
             None => {
                 if rd % jobs != 0 || wr % jobs != 0 {
                     e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
                 }
-                say("rate_iops", format!("{},{}", rd / jobs, wr / jobs));
+                say("rate_iops", fio_caps(p, [rd / jobs, wr / jobs]));
             }
         }
         if poisson {
@@ -1558,6 +1568,19 @@ expect = "header"
                 back.text
             );
         }
+    }
+
+    /// Trial 28 M1: a total cap over a phase of trims only paces its trims (the engines count every I/O);
+    /// fio caps trims with its value's third part, so that is where the export writes it: 500 at 2 workers
+    /// is 250 a job (it wrote `rate_iops=0,250`, a cap on writes that fio used for trims only as the last
+    /// part written).
+    #[test]
+    fn a_total_cap_on_trims_only_is_fios_cap_on_trims() {
+        let spec = "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[target]\npath = \"/tmp/x.img\"\nsize = \"64MiB\"\n[[phase]]\nname = \"t\"\nkind = \"workload\"\nread_percent = 0\ntrim_percent = 100\nengine = \"libaio\"\nworkers = 2\nqueue_depth = 4\nduration = \"2s\"\nrate_iops = 500\n";
+        let s = crate::spec::load_str(Path::new("x.toml"), spec).expect("spec");
+        let e = export(&s).expect("exports");
+        let caps: Vec<&str> = (e.text.lines()).filter(|l| l.starts_with("rate")).collect();
+        assert_eq!(caps, ["rate_iops=0,0,250"], "{}", e.text);
     }
 
     /// Arrivals go out as fio's thinktime, thinktime_blocks (counted at issue, as wkrun counts) and
