@@ -480,21 +480,7 @@ fn in_parts(dir: &Path, k: &OnExisting, on: &[&str]) -> String {
     a.extend_from_slice(on);
     let (code, out, perr) = code_out_err(&wkrun(dir, &a));
     assert_eq!(code, 0, "{what}: {perr}");
-    let plan: serde_json::Value = serde_json::from_str(&out).expect("plan JSON");
-    let params = &plan["phases"][0]["params"];
-    let at = |v: &serde_json::Value, k: &str| v[k].as_u64().expect("a byte count");
-    let start = at(params, "span_start_bytes");
-    let span = (start, start + at(params, "span_bytes"));
-    let parts: Vec<(u64, u64)> = match params["worker_parts"].as_array() {
-        Some(w) => w
-            .iter()
-            .map(|p| {
-                let s = at(p, "span_start_bytes");
-                (s, s + at(p, "span_bytes"))
-            })
-            .collect(),
-        None => vec![span],
-    };
+    let (span, parts) = planned_parts(&out);
     let (_, iolog, json) = run_fio(dir);
     let by_job = writes_by_job(dir);
     let jobs = by_job.len() as u64;
@@ -692,22 +678,8 @@ fn in_plans_span(
     a.extend_from_slice(on);
     let (code, out, perr) = code_out_err(&wkrun(dir, &a));
     assert_eq!(code, 0, "{what}: {perr}");
-    let plan: serde_json::Value = serde_json::from_str(&out).expect("plan JSON");
-    let params = &plan["phases"][0]["params"];
-    let at = |v: &serde_json::Value, k: &str| v[k].as_u64().expect("a byte count");
-    let start = at(params, "span_start_bytes");
-    let span = (start, start + at(params, "span_bytes"));
+    let (span, parts) = planned_parts(&out);
     assert_eq!(span, want, "{what}: the plan's span");
-    let parts: Vec<(u64, u64)> = match params["worker_parts"].as_array() {
-        Some(w) => w
-            .iter()
-            .map(|p| {
-                let s = at(p, "span_start_bytes");
-                (s, s + at(p, "span_bytes"))
-            })
-            .collect(),
-        None => vec![span],
-    };
     let (_, _, json) = run_fio(dir);
     let by_job = writes_by_job(dir);
     assert_eq!(
@@ -756,4 +728,25 @@ fn in_plans_span(
         .filter(|&(_, &b)| b != UNTOUCHED)
         .count() as u64;
     (bytes.len() as u64, changed)
+}
+
+/// The first phase's span and its workers' parts (the span itself for one worker), `[start, end)` in
+/// bytes, from `wkrun plan --json`'s output `out`.
+fn planned_parts(out: &str) -> ((u64, u64), Vec<(u64, u64)>) {
+    let plan: serde_json::Value = serde_json::from_str(out).expect("plan JSON");
+    let params = &plan["phases"][0]["params"];
+    let at = |v: &serde_json::Value, k: &str| v[k].as_u64().expect("a byte count");
+    let start = at(params, "span_start_bytes");
+    let span = (start, start + at(params, "span_bytes"));
+    let parts: Vec<(u64, u64)> = match params["worker_parts"].as_array() {
+        Some(w) => w
+            .iter()
+            .map(|p| {
+                let s = at(p, "span_start_bytes");
+                (s, s + at(p, "span_bytes"))
+            })
+            .collect(),
+        None => vec![span],
+    };
+    (span, parts)
 }
