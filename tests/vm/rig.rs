@@ -133,10 +133,25 @@ while read -r m a; do insmod /mods/$m $a || echo "=== insmod $m failed"; done </
 mount -t configfs none /sys/kernel/config
 i=0; while { [ ! -b /dev/vda ] || [ ! -b /dev/nvme0n3 ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 echo "=== guest up: $(uname -r) at $(cut -d' ' -f1 /proc/uptime) s: $(ls /dev | grep -E '^(nvme|vd)' | tr '\n' ' ')"
+# stuck: what a case that did not end left behind (each wkrun or fio thread's kernel stack, the kernel's log),
+# then those processes killed so that the next case starts alone
+stuck() {
+  for p in /proc/[0-9]*; do
+    case "$(cat "$p/comm" 2>/dev/null)" in wkrun|fio) ;; *) continue ;; esac
+    echo "== pid ${p#/proc/}: $(tr '\0' ' ' <"$p/cmdline")"
+    for t in "$p"/task/*; do
+      echo "-- thread ${t##*/} $(cat "$t/comm") $(grep '^State' "$t/status") wchan $(cat "$t/wchan" 2>/dev/null)"
+      cat "$t/stack" 2>/dev/null
+    done
+    kill -9 "${p#/proc/}"
+  done
+  echo "== kernel log (end)"; dmesg | tail -n 60
+}
 for c in $(cat /cases/order); do
   mkdir -p /out/$c; cd /out/$c
   echo "=== case $c at $(cut -d' ' -f1 /proc/uptime) s"
-  timeout CASE_TIMEOUT sh -c '. /lib.sh; . /cases/'$c'.sh; exit 0' >console.log 2>&1; echo $? >exit
+  timeout CASE_TIMEOUT sh -c '. /lib.sh; . /cases/'$c'.sh; exit 0' >console.log 2>&1; rc=$?; echo $rc >exit
+  [ "$rc" = 0 ] || stuck >stuck.txt 2>&1
   echo "=== case $c exit $(cat exit) at $(cut -d' ' -f1 /proc/uptime) s"
 done
 cd /; tar -cf /dev/vda -C /out . && sync && echo "=== saved"
@@ -303,8 +318,23 @@ impl CaseOut {
             .unwrap_or_default();
         let tail: Vec<&str> = self.ran.console.lines().rev().take(15).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
+        // A guest command that started (its .log exists) but never wrote its exit status (.rc).
+        let prefix = format!("{}/", self.case);
+        let unended: String = self
+            .ran
+            .files
+            .keys()
+            .filter_map(|k| k.strip_prefix(&prefix)?.strip_suffix(".log"))
+            .filter(|run| *run != "console" && !self.has(&format!("{run}.rc")))
+            .map(|run| format!("--- {run} did not end; its stderr:\n{}\n", self.log(run)))
+            .collect();
+        let stuck = if self.has("stuck.txt") {
+            format!("--- left behind (stuck.txt):\n{}\n", self.text("stuck.txt"))
+        } else {
+            String::new()
+        };
         format!(
-            "--- case {} console:\n{own}--- VM console (end):\n{}",
+            "--- case {} console:\n{own}{unended}{stuck}--- VM console (end):\n{}",
             self.case,
             tail.join("\n")
         )
