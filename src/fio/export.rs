@@ -1012,6 +1012,72 @@ fn rounded_split(name: &str, t: u64, read: u64, [rd, wr]: [u64; 2]) -> Option<St
     })
 }
 
+/// The per-direction caps `[reads, writes]` of a phase of `read` % reads under `rate` (no total cap) for
+/// `jobs` jobs as fio must have them to run what wkrun runs, and the line saying so when they are not the
+/// spec's. wkrun issues I/Os in stream order at the phase's mix, so the cap with the lowest rate over its
+/// share paces both directions ([`crate::plan::pace_of`]) and each direction gets that pace × its share;
+/// fio caps each direction and issues whichever is behind its cap (an uncapped one whenever the other is
+/// ahead), so its mix follows its caps, not rwmixread (attack 28 F10: `{ read = 100, write = 50 }` at 30 %
+/// reads exported as 50,25 per job of 2 ran 100 reads/s and 50 writes/s in fio, 21 reads/s in wkrun).
+/// Those rates, to the nearest whole I/Os per second; with `rate_iops` (one block size, or Poisson
+/// arrivals) fio's caps are whole per job, so the line gives the rates fio then runs.
+fn reached_caps(
+    p: &PhaseSpec,
+    rate: crate::vocab::Rate,
+    read: u64,
+    jobs: u64,
+) -> ([u64; 2], Option<String>) {
+    use crate::fio::mix_rate::Ratio;
+    use crate::vocab::Direction;
+    let given = [rate.read.unwrap_or(0), rate.write.unwrap_or(0)];
+    let trim = u8::try_from(trim_percent(p)).unwrap_or(0);
+    let mix = crate::ops::Mix::new(read as u8, trim);
+    let caps = mix
+        .map(|m| crate::plan::caps_of(rate, m))
+        .unwrap_or_default();
+    let (Some(m), Some((_, pace, of))) = (mix, crate::plan::pace_of(&caps)) else {
+        return (given, None);
+    };
+    let dirs = [Direction::Read, Direction::Write];
+    let gets = dirs.map(|d| Ratio(u128::from(pace) * u128::from(m.percent(d)), u128::from(of)));
+    let ours = gets.map(|g| g.nearest().max(1));
+    if ours == given || dirs.iter().any(|&d| m.percent(d) == 0) {
+        return (given, None);
+    }
+    let per_job =
+        mix_rate(p).is_none() || p.rate_process == Some(crate::vocab::RateProcess::Poisson);
+    let fio = ours.map(|c| if per_job { c / jobs * jobs } else { c });
+    let text = |v: [String; 2]| format!("{} reads/s and {} writes/s", v[0], v[1]);
+    let wk = gets.map(|g| match g.whole() {
+        true => g.nearest().to_string(),
+        false => format!("{:.2}", g.value()),
+    });
+    let said = match gets
+        .iter()
+        .zip(fio)
+        .all(|(g, f)| g.whole() && g.nearest() == f)
+    {
+        true => "those rates exactly".to_string(),
+        false => format!(
+            "{} (whole I/Os per second{}: a read share of {:.1} %, not {read} %)",
+            text(fio.map(|f| f.to_string())),
+            if per_job { " of each job" } else { "" },
+            fio[0] as f64 * 100.0 / (fio[0] + fio[1]).max(1) as f64
+        ),
+    };
+    let spec = [("read", rate.read), ("write", rate.write)]
+        .iter()
+        .filter_map(|(k, v)| Some(format!("{k} = {}", (*v)?)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let line = format!(
+        "phase {}: rate_iops = {{ {spec} }} at read_percent = {read}: wkrun issues I/Os in stream order, so the lowest cap over its share paces both directions: {}; fio caps each direction and issues whichever is behind its cap (an uncapped one whenever the other is ahead), so its mix follows its caps, not rwmixread: exported with those rates as its caps, so fio runs {said}",
+        p.name,
+        text(wk)
+    );
+    (ours, Some(line))
+}
+
 /// fio's value of `rate_iops` or `rate` for a phase's caps on reads and writes, `caps`: `R,W`; for a phase
 /// of trims only, whose total cap is all in `caps[1]`, fio's cap on trims, its value's third part (`0,0,T`:
 /// fio caps trims with it, as wkrun's total cap paces them; trial 28 M1 exported `0,500`).
@@ -1036,7 +1102,11 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
                 }
                 (t * read / 100, t - t * read / 100)
             }
-            (None, rd, wr) => (rd.unwrap_or(0), wr.unwrap_or(0)),
+            (None, ..) => {
+                let (caps, said) = reached_caps(p, r, read, jobs);
+                e.differs.extend(said);
+                (caps[0], caps[1])
+            }
         };
         if let Some(t) = r.total.filter(|_| trim_percent(p) == 0) {
             e.differs.extend(rounded_split(&p.name, t, read, [rd, wr]));

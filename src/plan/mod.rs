@@ -11,7 +11,7 @@ pub mod access;
 mod caution;
 pub use caution::{
     BUFFERED, DESCRIBES_RAM, IN_MEMORY, KEEPS_CACHED, PAGE_CACHE_SETS, UnkeptCap, buffered,
-    in_memory, pacing_cap, unkept_caps,
+    caps_of, in_memory, pace_of, pacing_cap, unkept_caps, unkept_of,
 };
 mod holes;
 pub use holes::{HolesCheck, TrimsBefore};

@@ -1752,7 +1752,8 @@ fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
 /// way used ([`waits_used`]), except in a run of another tool (`foreign`), whose span is left out (unknown)
 /// where that tool did not give it in bytes (fio's job without `size`: [`crate::fio::json::unknown_span`]),
 /// and whose engine is that tool's name for it where wkrun has no such engine (fio's `falloc`:
-/// [`crate::fio::json::other_engine`]).
+/// [`crate::fio::json::other_engine`]), and whose read share is `unknown` where that tool's rate cap on one
+/// direction left it to the device ([`crate::fio::json::device_share`]).
 fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
     let Ok(serde_json::Value::Object(mut m)) = serde_json::to_value(&p.params) else {
         return Vec::new();
@@ -1762,6 +1763,9 @@ fn param_pairs(p: &PhaseResult, foreign: bool) -> Vec<(String, String)> {
     }
     if let Some(e) = crate::fio::json::other_engine(p).filter(|_| foreign) {
         m.insert("engine".into(), e.into());
+    }
+    if crate::fio::json::device_share(p).is_some() && foreign {
+        m.insert("read_percent".into(), "unknown".into());
     }
     if foreign {
         for k in crate::fio::json::SAID_WHEN_ABSENT {
@@ -2126,6 +2130,10 @@ fn twin<'a>(first: &'a Results, run: &'a Results, stopped_in: Option<&str>) -> V
             if unmeasured(b) || unmeasured(p) {
                 return why("not measured");
             }
+            let device = |x: &PhaseResult| crate::fio::json::device_share(x).is_some();
+            if device(b) != device(p) {
+                return why("its read share left to the device by fio's cap on one direction");
+            }
             if stopped_apart(b, p) && steady_lead(b, p).is_none() {
                 return why("stopped at steady state in one run only");
             }
@@ -2261,7 +2269,9 @@ fn workloads(r: &Results) -> Vec<&PhaseResult> {
 /// 1 is par, 0.9 is a 10 % loss overall, whatever the mix of IOPS and latencies; each phase weighs the
 /// same. A prediction's phase and a measured one of another workload are no pair (`apart_pair`), nor is a
 /// phase that measured nothing ([`unmeasured`]: a run interrupted in its ramp) or did not complete (its
-/// figures cover part of the phase; trial 21 T3) with any (`twin`). `None` for a run that shares no such
+/// figures cover part of the phase; trial 21 T3) with any, nor fio's job whose cap on one direction left its
+/// read share to the device with a phase whose share is known ([`crate::fio::json::device_share`]; attack
+/// 28 F8) (`twin`). `None` for a run that shares no such
 /// phase with the first; the first run's own score is 1.
 pub fn composite(runs: &[&Results]) -> Vec<Option<f64>> {
     scores(runs, &[]).into_iter().map(|s| s.value).collect()

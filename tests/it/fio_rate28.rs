@@ -27,9 +27,14 @@ fn cap(read: Option<u64>, write: Option<u64>) -> Option<Rate> {
 
 /// The warnings of the first phase read from `text` that are about its rate cap.
 fn rate_warnings(text: &str) -> Vec<String> {
+    warnings_with(text, "fio's rate cap")
+}
+
+/// The warnings of the first phase read from `text` that start with `head`.
+pub(crate) fn warnings_with(text: &str, head: &str) -> Vec<String> {
     let r = read(text);
     (r.phases[0].warnings.iter())
-        .filter(|w| w.starts_with("fio's rate cap"))
+        .filter(|w| w.starts_with(head))
         .cloned()
         .collect()
 }

@@ -29,6 +29,7 @@ mod fio_groups;
 mod fio_groups28;
 mod fio_json;
 mod fio_kb_base;
+mod fio_mixcap;
 mod fio_mixed;
 mod fio_mixsync;
 mod fio_odd;

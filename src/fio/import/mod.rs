@@ -8,7 +8,7 @@
 
 pub mod job;
 mod rate;
-pub(crate) use rate::total as rate_total;
+pub(crate) use rate::{CapsMix, total as rate_total};
 pub mod schedule;
 pub mod shape;
 pub mod write;

@@ -27,8 +27,8 @@ struct FioRate {
 }
 
 /// The job's caps as the I/Os per second fio gives one job per direction, exact (wkrun's `rate_iops` for
-/// its jobs is [`Ratio::cap`] of them: multiplied, then rounded), and the read share of a mixed job
-/// ([`rate_mix`]). fio's caps become the I/Os per second fio gives ([`MixRate::ios_of_bytes`]): exact for
+/// its jobs is [`Ratio::cap`] of them: multiplied, then rounded), and the read share of a mixed job under
+/// them ([`rate_mix`], noted where it is not `read_percent`). fio's caps become the I/Os per second fio gives ([`MixRate::ios_of_bytes`]): exact for
 /// one block size, or with Poisson arrivals; on average, rounded, with a note giving the numbers, for a
 /// block-size mix evenly paced (refused when rounding moves a cap by more than [`MIX_RATE_SLACK_PCT`]); a
 /// `rate` that is no whole number of I/Os per second of one size for the job's `numjobs` is refused
@@ -39,14 +39,14 @@ pub(super) fn caps(
     read_percent: u64,
     notes: &mut Vec<Remark>,
     refused: &mut Vec<Remark>,
-) -> ([Option<Ratio>; 2], u64) {
+) -> ([Option<Ratio>; 2], CapsMix) {
     trim_rates(job, refused);
     let m = match block {
         Block::One(b) => MixRate::of(&[(*b, 1)]),
         Block::Mix(v) => MixRate::of(v),
     };
     let Some((m, fio)) = m.and_then(|m| Some((m, fio_rate(job, &m)?))) else {
-        return ([None; 2], read_percent);
+        return ([None; 2], CapsMix::Rwmix);
     };
     let mix = matches!(block, Block::Mix(_));
     match (job.poisson, mix) {
@@ -54,7 +54,12 @@ pub(super) fn caps(
         (false, true) => linear_mix(job, &fio, &m, notes, refused),
         (false, false) => linear_one(job, &fio, &m, refused),
     }
-    (fio.ios, rate_mix(job, read_percent, &fio, notes))
+    let mix = rate_mix(job, read_percent, &fio);
+    if let CapsMix::Caps { why, .. } | CapsMix::Device { why } = &mix {
+        let text = format!("{} with rwmixread={read_percent}", fio.text);
+        notes.push(remark(&job.at, text, why.clone()));
+    }
+    (fio.ios, mix)
 }
 
 /// The refusal of each option that caps a job's trims ([`Job::trim_rates`]): attack 27 F1, `rw=randtrim
@@ -69,22 +74,53 @@ fn trim_rates(job: &Job, refused: &mut Vec<Remark>) {
     }
 }
 
+/// The read share fio realises in a mixed job under its caps ([`rate_mix`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CapsMix {
+    /// `rwmixread`: no cap, a job of one direction, or caps in its ratio.
+    Rwmix,
+    /// Both directions capped: the share the caps give when the device keeps up, and why.
+    Caps {
+        /// Reads in percent, rounded.
+        share: u64,
+        /// Why, in words.
+        why: String,
+    },
+    /// One direction capped: the other runs at the device's speed, so the share is the device's, not
+    /// `rwmixread` (unknown before the run); why, in words.
+    Device {
+        /// Why, in words.
+        why: String,
+    },
+}
+
+impl CapsMix {
+    /// The read share wkrun gives the job: the caps' ([`CapsMix::Caps`]), else `read_percent`.
+    pub(crate) fn share(&self, read_percent: u64) -> u64 {
+        match self {
+            CapsMix::Caps { share, .. } => *share,
+            _ => read_percent,
+        }
+    }
+}
+
 /// fio's rate caps of `job` (its `rate`, `rate_iops` and `rate_process`, the directions it does,
 /// `numjobs`) with block sizes `block`, as `wkrun import fio` maps them ([`caps`]): wkrun's `rate_iops` per
 /// direction for the job's `numjobs` jobs together ([`Ratio::cap`]), or why the import refuses them
 /// (without `--lossy`), each refused option as written and why; evenly paced, a block-size mix under fio's
-/// random map ([`super::shape::mix_under_random_map`]) too. How fio's JSON output is read ([`crate::fio::json`]) with
-/// the import's rules.
-pub(crate) fn total(job: &Job, block: &Block) -> Result<[Option<u64>; 2], String> {
+/// random map ([`super::shape::mix_under_random_map`]) too; with the read share fio realises under the caps
+/// ([`rate_mix`], the import's rule). How fio's JSON output is read ([`crate::fio::json`]) with the import's
+/// rules.
+pub(crate) fn total(job: &Job, block: &Block) -> Result<([Option<u64>; 2], CapsMix), String> {
     let (mut notes, mut refused) = (Vec::new(), Vec::new());
-    let (ours, _) = caps(job, block, job.rwmixread, &mut notes, &mut refused);
+    let (ours, mix) = caps(job, block, job.rwmixread, &mut notes, &mut refused);
     // Poisson arrivals count I/Os whatever their sizes (fio 3.33, rate=16m with the mix under its random
     // map: 4056 I/Os/s for 4096): the sizes fio draws move only evenly paced bytes' I/Os.
     if ours != [None; 2] && !job.poisson {
         refused.extend(super::shape::mix_under_random_map(job, block, &job.at));
     }
     match refused.is_empty() {
-        true => Ok(ours.map(|r| r.map(|r| r.cap(job.numjobs)))),
+        true => Ok((ours.map(|r| r.map(|r| r.cap(job.numjobs))), mix)),
         false => Err((refused.iter())
             .map(|r| format!("`{}`: {}", r.text, r.why))
             .collect::<Vec<_>>()
@@ -263,36 +299,37 @@ fn poisson(
     }
 }
 
-/// The read share of a mixed job capped in both directions: fio issues whichever direction is behind its
-/// cap, so its mix follows the caps (`rwmixread=70` with `rate_iops=2000` ran 1,971 reads/s and 1,995
-/// writes/s), while wkrun keeps `read_percent` exact and a cap the mix cannot reach falls behind. The share
-/// fio realises when the device keeps up, Rr / (Rr + Rw) of the I/Os per second fio gives each direction,
-/// with a note; `read_percent` unchanged otherwise, and for a job that does one direction only
-/// ([`Job::directions`]: `rwmixread=100` reads only, attack 27 F4).
-fn rate_mix(job: &Job, read_percent: u64, fio: &FioRate, notes: &mut Vec<Remark>) -> u64 {
+/// The read share of a mixed job under its caps, the one rule of `wkrun import fio` and of fio's JSON read.
+/// Capped in both directions, fio issues whichever direction is behind its cap, so its mix follows the caps
+/// (`rwmixread=70` with `rate_iops=2000` ran 1,971 reads/s and 1,995 writes/s), while wkrun keeps
+/// `read_percent` exact and a cap the mix cannot reach falls behind: the share fio realises when the device
+/// keeps up, Rr / (Rr + Rw) of the I/Os per second fio gives each direction ([`CapsMix::Caps`], unless
+/// that is `read_percent`). Capped in one direction, fio issues the other whenever the capped one is ahead
+/// of its cap, so the other runs at the device's speed and the share is the device's ([`CapsMix::Device`];
+/// attack 28 F8: `rwmixread=30 rate_iops=,100` ran 72,728 reads and 200 writes). `rwmixread` for a job
+/// that does one direction only ([`Job::directions`]: `rwmixread=100` reads only, attack 27 F4).
+fn rate_mix(job: &Job, read_percent: u64, fio: &FioRate) -> CapsMix {
     if job.directions() != [true; 2] {
-        return read_percent;
+        return CapsMix::Rwmix;
     }
     let [Some(r), Some(w)] = fio.ios else {
         let ours = fio.ios.map(|r| r.map(|r| r.nearest().max(1)));
-        one_capped(job, read_percent, fio, ours, notes);
-        return read_percent;
+        return one_capped(read_percent, ours)
+            .map_or(CapsMix::Rwmix, |why| CapsMix::Device { why });
     };
     let (rd, wd) = (r.0 * w.1, w.0 * r.1);
     let share = ((rd * 100 + (rd + wd) / 2) / (rd + wd).max(1)) as u64;
     if share == read_percent {
-        return read_percent;
+        return CapsMix::Rwmix;
     }
-    notes.push(remark(
-        &job.at,
-        format!("{} with rwmixread={read_percent}", fio.text),
-        format!(
+    CapsMix::Caps {
+        share,
+        why: format!(
             "fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps ({}:{}), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = {share}, the share fio realises",
             ios_text(r),
             ios_text(w)
         ),
-    ));
-    share
+    }
 }
 
 /// I/Os per second: whole, or with 2 decimals.
@@ -314,32 +351,23 @@ fn caps_text(caps: [Option<u64>; 2]) -> String {
     }
 }
 
-/// The note for a mixed job capped in one direction only: fio issues the other direction whenever the
-/// capped one is ahead of its cap, so the uncapped direction runs at the device's speed; wkrun keeps
-/// `read_percent` exact, so the cap holds the other direction to its share. `ours`: wkrun's caps.
-fn one_capped(
-    job: &Job,
-    read_percent: u64,
-    fio: &FioRate,
-    ours: [Option<u64>; 2],
-    notes: &mut Vec<Remark>,
-) {
+/// Why a mixed job capped in one direction only does not run `rwmixread`: fio issues the other direction
+/// whenever the capped one is ahead of its cap, so the uncapped direction runs at the device's speed; wkrun
+/// keeps `read_percent` exact, so the cap holds the other direction to its share. `ours`: wkrun's caps;
+/// `None` without one cap, or a share of 0 or 100.
+fn one_capped(read_percent: u64, ours: [Option<u64>; 2]) -> Option<String> {
     let (cap, capped, other, pct) = match ours {
         [Some(c), None] => (c, "reads", "writes", read_percent),
         [None, Some(c)] => (c, "writes", "reads", 100 - read_percent),
-        _ => return,
+        _ => return None,
     };
     if pct == 0 || pct == 100 {
-        return;
+        return None;
     }
     let held = (cap as u128 * (100 - pct) as u128 / pct as u128) as u64;
-    notes.push(remark(
-        &job.at,
-        format!("{} with rwmixread={read_percent}", fio.text),
-        format!(
-            "fio caps {capped} only and issues {other} whenever {capped} are ahead of their cap, so its {other} run at the device's speed and its mix is not rwmixread; wkrun keeps read_percent exact, so its {other} are held to {held}/s per job by the cap on {capped}"
-        ),
-    ));
+    Some(format!(
+        "fio caps {capped} only and issues {other} whenever {capped} are ahead of their cap, so its {other} run at the device's speed and its mix is not rwmixread; wkrun keeps read_percent exact, so its {other} are held to {held}/s per job by the cap on {capped}"
+    ))
 }
 
 /// A mean block size in bytes: whole, or with up to 2 decimals.

@@ -410,8 +410,8 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
         b => b,
     };
     let (steady, ramp_us) = steady(job, &mut bound, &mut notes, &mut refused)?;
-    let (rate, read_percent) =
-        super::rate::caps(job, &block, read_percent, &mut notes, &mut refused);
+    let (rate, mix) = super::rate::caps(job, &block, read_percent, &mut notes, &mut refused);
+    let read_percent = mix.share(read_percent);
     more_syncs(job, read_percent, &mut notes);
     let writes = job.rw.write;
     let verify = verify(job, writes, &mut notes);
