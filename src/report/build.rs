@@ -298,7 +298,7 @@ fn sweep_section(runs: &[RunData], lg: LabelGroup) -> SweepSection {
     let kind = runs
         .iter()
         .flat_map(|r| &r.results.phases)
-        .find(|p| lg.phases.contains(&p.name))
+        .find(|p| lg.phases.contains(&p.name) && !p.labels.is_empty())
         .map_or(PhaseKind::Workload, |p| p.kind);
     SweepSection {
         table: matrix_table(runs, &lg),
@@ -431,7 +431,7 @@ pub fn plan(runs: &[RunData], opts: &Options) -> Result<Report, MakeError> {
     // A battery too wide to read is a line in its place.
     let (mut battery_notes, mut drawn) = (Vec::new(), Vec::new());
     for b in batteries(runs) {
-        match undrawn(&b) {
+        match undrawn(runs, &b) {
             Some(line) => battery_notes.push(line),
             None => drawn.push(b),
         }
@@ -907,7 +907,7 @@ mod tests {
                 .collect();
             got.push((files, report.battery_notes.clone(), lines.len()));
         }
-        let line = "The composite scores 25 workloads, too many to chart (at most 24): the headline tables above list them.";
+        let line = "The composite scores 25 workloads in all (r2 over 25 of 25 workloads), too many to chart (at most 24): the headline tables above list them.";
         assert_eq!(
             got,
             [

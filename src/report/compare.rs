@@ -2106,7 +2106,7 @@ type Twin<'a> = Result<(&'a PhaseResult, &'a PhaseResult), (&'a str, &'static st
 fn twin<'a>(first: &'a Results, run: &'a Results, stopped_in: Option<&str>) -> Vec<Twin<'a>> {
     // A job that did no storage I/O (fio's cpuio) is no workload to score, on either side.
     let storage = |p: &PhaseResult| crate::fio::json::no_storage_io(p).is_none();
-    let mine = by_name(&run.phases, |p| p.kind == PhaseKind::Workload && storage(p));
+    let mine = by_name(&run.phases, is_workload);
     let common = |b: &&PhaseResult| {
         storage(b) && (mine.contains_key(b.name.as_str()) || run.did_not_run(&b.name))
     };
@@ -2251,10 +2251,14 @@ pub fn composite_note(runs: &[&Results], scores: &[Score]) -> Option<Note> {
 
 /// A run's workload phases.
 fn workloads(r: &Results) -> Vec<&PhaseResult> {
-    r.phases
-        .iter()
-        .filter(|p| p.kind == PhaseKind::Workload && compared(p))
-        .collect()
+    r.phases.iter().filter(|p| is_workload(p)).collect()
+}
+
+/// Whether phase `p` is a workload the composite scores: of kind workload (a fill, a restore or an erase
+/// prepares the drive) and doing storage I/O (not fio's cpuio job). The one rule of what is a workload
+/// for `wkrun compare`, `compare --by` and the report's batteries.
+pub(crate) fn is_workload(p: &PhaseResult) -> bool {
+    p.kind == PhaseKind::Workload && compared(p)
 }
 
 /// The composite score of each run against the first: the geometric mean, over the workload phases both

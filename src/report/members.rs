@@ -13,7 +13,7 @@ use super::compare::{self, Cell, Comparison, Metric, Run};
 use super::html::{change_span, esc};
 use super::runs::RunData;
 use crate::results::{Better, PhaseResult, Results};
-use crate::spec::{Label, PhaseKind};
+use crate::spec::Label;
 use std::fmt::Write as _;
 
 /// The name a label goes by in phase names and in `--by`: its sweep's name, else its key (`filled`, `bs`).
@@ -22,7 +22,7 @@ pub fn label_name(l: &Label) -> &str {
 }
 
 /// The value of the label named `by` on phase `p`, if it has one.
-fn value_of<'a>(p: &'a PhaseResult, by: &str) -> Option<&'a str> {
+pub(crate) fn value_of<'a>(p: &'a PhaseResult, by: &str) -> Option<&'a str> {
     p.labels
         .iter()
         .find(|l| label_name(l) == by)
@@ -137,7 +137,7 @@ pub fn compare_by(runs: &[Run], by: &str) -> Result<Comparison, String> {
     let mut c = compare::compare(&parts);
     let workloads: Vec<Results> = parts
         .iter()
-        .map(|r| with_phases(&r.results, |p| p.kind == PhaseKind::Workload))
+        .map(|r| with_phases(&r.results, compare::is_workload))
         .collect();
     let workloads: Vec<&Results> = workloads.iter().collect();
     // A member's parts keep no planned phases: none was stopped in.

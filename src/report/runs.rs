@@ -685,6 +685,16 @@ pub struct LabelGroup {
     pub values: Vec<String>,
 }
 
+/// Where the phase `name` of a label group is in `results`: the phase of that name with labels, as
+/// `wkrun compare --by` reads a member ([`super::members::split`]); a phase of that name without labels (a
+/// fio job named `4k-read[filled=25%]`, whose JSON has no labels) is no member (trial 28 M3).
+pub fn member_at(results: &Results, name: &str) -> Option<usize> {
+    results
+        .phases
+        .iter()
+        .position(|p| p.name == name && !p.labels.is_empty())
+}
+
 /// The label groups of the runs with at least two phases, in order of first appearance.
 pub fn label_groups(runs: &[RunData]) -> Vec<LabelGroup> {
     let mut groups: Vec<(PhaseKind, LabelGroup)> = Vec::new();

@@ -3,7 +3,7 @@
 //! (mean and largest: reads, writes, and every direction together, the figure seed 002 gives of a mixed
 //! cell) and IOPS, straight from `results.json`.
 
-use super::runs::{LabelGroup, RunData};
+use super::runs::{LabelGroup, RunData, member_at};
 use crate::results::DirStats;
 
 /// Mean and largest latency of one direction, µs.
@@ -77,7 +77,7 @@ pub fn matrix_table(runs: &[RunData], g: &LabelGroup) -> Option<MatrixTable> {
     for name in &g.phases {
         let labels = runs
             .iter()
-            .find_map(|r| r.results.phases.iter().find(|p| &p.name == name))
+            .find_map(|r| member_at(&r.results, name).map(|i| &r.results.phases[i]))
             .map(|p| &p.labels)?;
         let value = |key: &str| {
             labels
@@ -97,7 +97,7 @@ pub fn matrix_table(runs: &[RunData], g: &LabelGroup) -> Option<MatrixTable> {
     t.cells = vec![vec![Vec::new(); t.cols.len()]; t.rows.len()];
     for (run, r) in runs.iter().enumerate() {
         for (name, &(i, j)) in g.phases.iter().zip(&place) {
-            if let Some(p) = r.results.phases.iter().find(|p| &p.name == name) {
+            if let Some(p) = member_at(&r.results, name).map(|i| &r.results.phases[i]) {
                 t.cells[i][j].push(CellRun {
                     run,
                     phase: name.clone(),

@@ -278,9 +278,9 @@ impl Said {
 /// keep them whole. A warning's text starts with what it is, what it does to the numbers and what to do
 /// (`busy host: the rates are below the device's; rerun on an idle host: ...`), so the cut keeps at least
 /// [`MIN_TEXT`] bytes of it, and always its action, the text up to its second `: ` (at most [`ACTION_MAX`]
-/// bytes): where the phases' names (and a target's label before the line) leave less, the names are cut
-/// shorter, and an action that still does not fit makes the line longer than `width`; a console's ending
-/// always names its folder.
+/// bytes): where the phases' names (and a target's label before the line) leave less, fewer names are
+/// listed, each whole (the first always), and an action that still does not fit makes the line longer than
+/// `width`; a console's ending always names its folder.
 pub fn warning_line(phases: &[&str], text: &str, width: usize) -> String {
     said_line("warning", phases, text, width, None)
 }
@@ -306,8 +306,8 @@ fn said_line(
     let named_folder = folder.map(|d| format!(" (in full: wkrun warnings {d})"));
     let in_full = named_folder.as_deref().unwrap_or(IN_FULL);
     let mut line = String::new();
-    for (most, each) in [(60, 40), (24, 16)] {
-        let head = format!("{word}: {}: ", named(phases, most, each));
+    for most in [60, 24] {
+        let head = format!("{word}: {}: ", named(phases, most));
         if head.len() + text.len() <= width {
             return format!("{head}{text}");
         }
@@ -349,17 +349,14 @@ pub fn wrapped(line: &str, cols: usize) -> String {
 pub const MIN_TEXT: usize = 80;
 
 /// `phase w`, `phases f, r`, or as many names as fit in about `most` bytes and how many more (`phases a, b
-/// and 7 more`); a name over `each` bytes cut with `…`.
-fn named(phases: &[&str], most: usize, each: usize) -> String {
+/// and 7 more`). Names are whole, never cut (trial 28 L3: `phases restore[filled=… and 5 more` cut a
+/// sweep's label in two): the first always, the others as far as they fit; `wkrun warnings` lists them all.
+fn named(phases: &[&str], most: usize) -> String {
     let mut out = match phases.len() {
         1 => "phase ".to_string(),
         _ => "phases ".to_string(),
     };
     for (i, p) in phases.iter().enumerate() {
-        let p = match p.len() > each {
-            true => format!("{}…", cut_at_word(p, each - 1)),
-            false => p.to_string(),
-        };
         if i > 0 && out.len() + 2 + p.len() > most {
             out.push_str(&format!(" and {} more", phases.len() - i));
             return out;
@@ -367,7 +364,7 @@ fn named(phases: &[&str], most: usize, each: usize) -> String {
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(&p);
+        out.push_str(p);
     }
     out
 }
@@ -681,7 +678,29 @@ mod tests {
         let long = "l".repeat(120);
         assert_eq!(
             warning_line(&[&long], "x", 200),
-            format!("warning: phase {}…: x", "l".repeat(39))
+            format!("warning: phase {long}: x")
+        );
+        // Trial 28 L3: where the names leave the text too little room, fewer are listed, each whole, never
+        // `restore[filled=…`.
+        let sweep = [
+            "restore[filled=25%]",
+            "4k-random-read-qd1[filled=25%]",
+            "4k-random-write-qd1[filled=25%]",
+            "restore[filled=100%]",
+            "4k-random-read-qd1[filled=100%]",
+            "4k-random-write-qd1[filled=100%]",
+        ];
+        let busy = "busy host: the rates are below the device's; rerun on an idle host: a submitting thread waited for a CPU 31 % of the phase (other processes or more threads than CPUs held them), and completions waited with it";
+        let console = Console::new(true, false).in_folder(std::path::Path::new(
+            "wkrun-results/anthology-2026-12-07T103816Z",
+        ));
+        assert_eq!(
+            console.line_of(Said::Warning, &sweep, busy, 200),
+            "warning: phases restore[filled=25%] and 5 more: busy host: the rates are below the device's; rerun on an idle host: a… (in full: wkrun warnings wkrun-results/anthology-2026-12-07T103816Z)"
+        );
+        assert_eq!(
+            warning_line(&sweep, "x", 200),
+            "warning: phases restore[filled=25%], 4k-random-read-qd1[filled=25%] and 4 more: x"
         );
     }
 
@@ -754,8 +773,8 @@ mod tests {
     }
 
     /// Issue 24 leftovers: a text's action, up to its second `: `, is never cut: with two phase names of
-    /// 40 bytes and a target's label (a width of 157), the names are cut shorter and then the line is
-    /// longer than the width by what the action needs.
+    /// 40 bytes and a target's label (a width of 157), one name is listed (whole, trial 28 L3) and then the
+    /// line is longer than the width by what the action needs.
     #[test]
     fn the_action_is_never_cut() {
         let names = [
@@ -773,28 +792,28 @@ mod tests {
             assert_eq!(
                 line,
                 format!(
-                    "warning: phases a-phase-name-of… and 1 more: {action}… (in full: wkrun warnings)"
+                    "warning: phases a-phase-name-of-forty-bytes-exactly-here and 1 more: {action}… (in full: wkrun warnings)"
                 ),
                 "{width}"
             );
-            assert_eq!(line.len(), 244);
+            assert_eq!(line.len(), 266);
             // A run's console names its folder even so (docs/results.md#warnings: 246 bytes with `w`).
             let console = Console::new(true, false).in_folder(std::path::Path::new("w"));
             let named = console.line_of(Said::Warning, &names, &text, width);
             assert_eq!(
                 named,
                 format!(
-                    "warning: phases a-phase-name-of… and 1 more: {action}… (in full: wkrun warnings w)"
+                    "warning: phases a-phase-name-of-forty-bytes-exactly-here and 1 more: {action}… (in full: wkrun warnings w)"
                 ),
                 "{width}"
             );
-            assert_eq!(named.len(), 246);
+            assert_eq!(named.len(), 268);
         }
-        // Where the action fits with shorter names, the rest of the line takes what is left.
+        // Where the action fits beside the names, the rest of the line takes what is left.
         assert_eq!(
-            warning_line(&names[..1], &text, 250),
+            warning_line(&names[..1], &text, 280),
             format!(
-                "warning: phase a-phase-name-of…: {action}: they share the… (in full: wkrun warnings)"
+                "warning: phase a-phase-name-of-forty-bytes-exactly-here: {action}: they share the CPUs, so… (in full: wkrun warnings)"
             )
         );
         // Without a second `: `, the cut keeps at least MIN_TEXT bytes as before.

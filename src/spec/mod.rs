@@ -537,8 +537,10 @@ pub struct PhaseSpec {
     pub size: Option<Amount>,
     /// Rate cap: I/Os per second over every I/O, trims too (`rate_iops = 5000`: op i at i / rate s after
     /// the measured start), or per direction (`rate_iops = { read = 3500, write = 1500 }`: the j-th read at
-    /// j / read s; trims uncapped), issued at evenly spaced times in stream order; with a block-size mix the cap counts
-    /// I/Os, not bytes. Default: no cap. Kinds: workload.
+    /// j / read s; trims have no cap of their own), with `total` a cap over every I/O beside them
+    /// (`rate_iops = { read = 300, write = 300, total = 400 }`; `{ total = 5000 }` is `5000`); any of the
+    /// three may be left out, not all. Issued at evenly spaced times in stream order; with a block-size mix
+    /// the cap counts I/Os, not bytes. Default: no cap. Kinds: workload.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_iops: Option<Rate>,
     /// How `rate_iops` spaces its issue times (fio's `rate_process`): `"linear"`, evenly (the i-th I/O at

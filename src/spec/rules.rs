@@ -667,7 +667,7 @@ fn check_rate(at: &At, p: &PhaseSpec) -> Result<(), RuleError> {
         return Err(at.key(
             "rate_iops",
             "rate_iops = {} caps nothing",
-            Some("give rate_iops = N, or { read = N, write = M }; omit rate_iops for no cap"),
+            Some("give rate_iops = N, or { read = N, write = M, total = T }; omit rate_iops for no cap"),
         ));
     }
     if rate.has_zero() {

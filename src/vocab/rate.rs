@@ -35,7 +35,7 @@ impl<'de> Deserialize<'de> for Rate {
         impl<'de> Visitor<'de> for V {
             type Value = Rate;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("I/Os per second: an integer, or { read = N, write = M }")
+                f.write_str("I/Os per second: an integer, or { read = N, write = M, total = T }")
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Rate, E> {
                 let v = u64::try_from(v)

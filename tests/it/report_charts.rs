@@ -331,3 +331,132 @@ trim_percent = 20
         assert_eq!(legend, want, "{name}: {texts:?}");
     }
 }
+
+/// Trial 28 M4: `battery.svg` of 12 workloads cut every name to `4k-rando…`, wrote no values and had no
+/// title per bar: its bars could not be told apart. Two runs of a 12-phase matrix (block size × queue
+/// depth × mix) on simulated drives of other spare areas: the x axis numbers the workloads 1 to 12, the
+/// legend's key rows name them in order, each bar's value is written (upwards: the bars are too narrow for
+/// it level), and each bar's `<title>` names its workload, its run and the two lead figures, read here
+/// from the runs' results.
+#[test]
+fn a_battery_of_12_workloads_is_numbered_with_values_and_titles() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    let spec = r#"
+[defaults]
+engine = "psync"
+seed = 3
+[[phase]]
+name = "rw"
+kind = "workload"
+block_size = ["4KiB", "128KiB"]
+queue_depth = [1, 32]
+read_percent = [100, 0, 50]
+duration = "1s"
+"#;
+    write_file(d, "m.toml", &spec_text("m28", spec));
+    for (out, sim) in [
+        ("r1", "sim:capacity=256MiB,op=12%"),
+        ("r2", "sim:capacity=256MiB,op=25%"),
+    ] {
+        let args = ["m.toml", "--target", sim, "-q", "-o", out, "--label", out];
+        let (c, _, e) = code_out_err(&wkrun(d, &args));
+        assert_eq!(c, 0, "{e}");
+    }
+    let (c, _, e) = code_out_err(&wkrun(d, &["report", "r1", "r2", "-o", "rep"]));
+    assert_eq!(c, 0, "{e}");
+    // Each workload's name and its IOPS, phase mean (the lead figure) in r1 and r2, in r1's order.
+    let lead = |run: &str| -> Vec<(String, f64)> {
+        let r = results(&d.join(run));
+        let phases = r["phases"].as_array().expect("phases");
+        phases
+            .iter()
+            .map(|p| {
+                let h = p["headline"].as_array().expect("headline");
+                let f = h.iter().find(|f| f["key"] == "mean iops").expect("figure");
+                (
+                    p["name"].as_str().expect("name").to_string(),
+                    f["value"].as_f64().expect("value"),
+                )
+            })
+            .collect()
+    };
+    let (r1, r2) = (lead("r1"), lead("r2"));
+    assert_eq!(r1.len(), 12);
+    let svg_path = d.join("rep/battery.svg");
+    let texts = svg_texts(&svg_path);
+    // The x axis: 1 to 12, in order, then the axis's words.
+    let numbers: Vec<String> = (1..=12).map(|i| i.to_string()).collect();
+    let ticks: Vec<&String> = texts.iter().filter(|t| numbers.contains(t)).collect();
+    assert_eq!(ticks, numbers.iter().collect::<Vec<_>>());
+    assert!(texts.contains(&"workload, numbered as in the key below".to_string()));
+    // The key rows: `N name`, in r1's order.
+    let key: Vec<&String> = texts
+        .iter()
+        .filter(|t| {
+            t.split_once(' ')
+                .is_some_and(|(n, _)| numbers.iter().any(|x| x == n))
+        })
+        .filter(|t| !t.ends_with(" %"))
+        .collect();
+    let want: Vec<String> = r1
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| format!("{} {name}", i + 1))
+        .collect();
+    assert_eq!(key, want.iter().collect::<Vec<_>>());
+    // The values: per workload, r1's 100.0 % then r2's ratio, each written upwards.
+    let pct = |w: usize| r2[w].1 / r1[w].1 * 100.0;
+    let values: Vec<String> = texts
+        .iter()
+        .filter(|t| t.ends_with(" %"))
+        .cloned()
+        .collect();
+    let want: Vec<String> = (0..12)
+        .flat_map(|w| ["100.0 %".to_string(), format!("{:.1} %", pct(w))])
+        .collect();
+    assert_eq!(values, want);
+    let text = std::fs::read_to_string(&svg_path).expect("svg");
+    let doc = roxmltree::Document::parse(&text).expect("svg is XML");
+    let upright = doc
+        .descendants()
+        .filter(|n| {
+            n.tag_name().name() == "text" && n.text().is_some_and(|t| t.trim().ends_with(" %"))
+        })
+        .filter(|n| {
+            n.attribute("transform")
+                .is_some_and(|t| t.starts_with("rotate(270"))
+        })
+        .count();
+    assert_eq!(upright, 24);
+    // A title per bar, over it.
+    let titles: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "g" && n.attribute("class") == Some("bar"))
+        .map(|g| {
+            let t = g
+                .children()
+                .find(|c| c.tag_name().name() == "title")
+                .expect("title");
+            t.text().unwrap_or("").to_string()
+        })
+        .collect();
+    let want: Vec<String> = (0..12)
+        .flat_map(|w| {
+            let (name, a) = (&r1[w].0, r1[w].1);
+            [
+                format!(
+                    "{} {name}, r1: 100.0 % (IOPS, phase mean: {a:.1} against {a:.1} IOPS)",
+                    w + 1
+                ),
+                format!(
+                    "{} {name}, r2: {:.1} % (IOPS, phase mean: {:.1} against {a:.1} IOPS)",
+                    w + 1,
+                    pct(w),
+                    r2[w].1
+                ),
+            ]
+        })
+        .collect();
+    assert_eq!(titles, want);
+}

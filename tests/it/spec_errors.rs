@@ -469,7 +469,7 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         // Attack 28 F14: `{}` was a cap of nothing, run uncapped and exported as rate_iops=0,0.
         bad("cap-empty.toml", line8("rate_iops = {}"),
             ":8:1: phase[0] \"w\".rate_iops: rate_iops = {} caps nothing")
-            .help("give rate_iops = N, or { read = N, write = M }; omit rate_iops for no cap"),
+            .help("give rate_iops = N, or { read = N, write = M, total = T }; omit rate_iops for no cap"),
         bad("cap-reads.toml", line8("rate_iops = { read = 100 }"),
             ":8:1: phase[0] \"w\".rate_iops: rate_iops caps reads at 100/s, and this phase issues no reads (read_percent = 0): the cap would pace nothing and the phase would run uncapped"),
         // Trial 27 L4: fio's [global] habit, a phase key in [defaults], says where the key goes.

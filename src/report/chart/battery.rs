@@ -8,17 +8,17 @@
 //! whatever the mix of IOPS, bandwidths and latencies. A drive keeps its colour; its members are shades of
 //! it, dark to light in the sweep's order.
 
-use super::canvas::{shorten, text_width};
+use super::canvas::{text_width, title_height, title_lines, xml};
 use super::palette::shade;
 use super::sweep::{Slots, category_label};
 use super::{
     Axis, Body, Chart, FONT, LegendEntry, Plane, PlotError, SIZE, Swatch, colour, plot_on, render,
     subject, why,
 };
-use crate::report::compare::{Lead, pair_lead};
-use crate::report::runs::{LabelGroup, RunData, label_groups};
+use crate::report::compare::{self, Lead, pair_lead};
+use crate::report::members;
+use crate::report::runs::{RunData, label_groups};
 use crate::results::PhaseResult;
-use crate::spec::PhaseKind;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -111,84 +111,102 @@ impl Battery {
 /// each run as columns; and, for at least two runs, one over the workloads the composite of `wkrun compare`
 /// scores, when there are two or more (`across_runs`).
 pub fn batteries(runs: &[RunData]) -> Vec<Battery> {
-    let kind = |name: &str| {
-        runs.iter()
-            .flat_map(|r| &r.results.phases)
-            .find(|p| p.name == name)
-            .map(|p| p.kind)
-    };
-    let groups: Vec<_> = label_groups(runs)
-        .into_iter()
-        .filter(|g| {
-            g.keys.len() == 1
-                && g.phases
-                    .iter()
-                    .all(|p| kind(p) == Some(PhaseKind::Workload))
-        })
-        .collect();
-    let mut out = Vec::new();
-    let mut keys: Vec<&String> = Vec::new();
-    for g in &groups {
-        if !keys.contains(&&g.keys[0]) {
-            keys.push(&g.keys[0]);
+    let mut keys: Vec<String> = Vec::new();
+    for g in label_groups(runs) {
+        if g.keys.len() == 1 && !keys.contains(&g.keys[0]) {
+            keys.push(g.keys[0].clone());
         }
     }
-    for key in keys {
-        let mine: Vec<&LabelGroup> = groups.iter().filter(|g| &g.keys[0] == key).collect();
-        if mine.len() < 2 {
-            continue;
-        }
-        let mut values: Vec<&String> = Vec::new();
-        for v in mine.iter().flat_map(|g| &g.values) {
-            if !values.contains(&v) {
-                values.push(v);
-            }
-        }
-        let mut b = Battery {
-            sweep: Some(key.clone()),
-            members: values.len(),
-            workloads: mine.iter().map(|g| g.base.clone()).collect(),
-            columns: Vec::new(),
-            phases: vec![Vec::new(); mine.len()],
-        };
-        for (run, r) in runs.iter().enumerate() {
-            for (k, v) in values.iter().enumerate() {
-                let find = |g: &LabelGroup| {
-                    let name = g.phases.iter().zip(&g.values).find(|(_, x)| x == v)?.0;
-                    r.results.phases.iter().position(|p| &p.name == name)
-                };
-                let found: Vec<Option<usize>> = mine.iter().map(|g| find(g)).collect();
-                if found.iter().all(Option::is_none) {
-                    continue;
-                }
-                b.columns.push(Column {
-                    run,
-                    member: Some((k, format!("{key}={v}"))),
-                });
-                for (w, p) in found.into_iter().enumerate() {
-                    b.phases[w].push(p);
-                }
-            }
-        }
-        out.push(b);
-    }
+    let mut out: Vec<Battery> = keys.iter().filter_map(|k| of_sweep(runs, k)).collect();
     out.extend(across_runs(runs));
     out
+}
+
+/// The value of the label `key` of phase `p`, when it is a workload with that one label: a member of a
+/// sweep's battery ([`of_sweep`]).
+fn member_of<'a>(p: &'a PhaseResult, key: &str) -> Option<&'a str> {
+    (p.labels.len() == 1 && compare::is_workload(p))
+        .then(|| members::value_of(p, key))
+        .flatten()
+}
+
+/// The battery of the sweep (or matrix list) `key` over two or more workloads, `None` otherwise. What is a
+/// workload and what is a member is read as `wkrun compare --by KEY` reads it (trial 28 M3): a phase with
+/// the label `key` ([`members::value_of`]), a workload as the composite scores one
+/// ([`compare::is_workload`]: no fill, restore or erase), paired across members by its name without the
+/// label ([`members::pair_name`]). A fio job named `fill[filled=25%]` has no label (fio's JSON has none):
+/// no member, as `compare --by filled` refuses it; wkrun's own fill phases are no workload.
+fn of_sweep(runs: &[RunData], key: &str) -> Option<Battery> {
+    let member = |p| member_of(p, key);
+    let (mut workloads, mut values): (Vec<String>, Vec<&str>) = (Vec::new(), Vec::new());
+    for p in runs.iter().flat_map(|r| &r.results.phases) {
+        let Some(v) = member(p) else { continue };
+        let name = members::pair_name(p, key);
+        if !workloads.contains(&name) {
+            workloads.push(name);
+        }
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    if workloads.len() < 2 {
+        return None;
+    }
+    let mut b = Battery {
+        sweep: Some(key.to_string()),
+        members: values.len(),
+        phases: vec![Vec::new(); workloads.len()],
+        workloads,
+        columns: Vec::new(),
+    };
+    for (run, r) in runs.iter().enumerate() {
+        for (k, v) in values.iter().enumerate() {
+            let at = |w: &String| {
+                (r.results.phases.iter())
+                    .position(|p| member(p) == Some(v) && members::pair_name(p, key) == *w)
+            };
+            let found: Vec<Option<usize>> = b.workloads.iter().map(at).collect();
+            if found.iter().all(Option::is_none) {
+                continue;
+            }
+            b.columns.push(Column {
+                run,
+                member: Some((k, format!("{key}={v}"))),
+            });
+            for (w, p) in found.into_iter().enumerate() {
+                b.phases[w].push(p);
+            }
+        }
+    }
+    Some(b)
 }
 
 /// The most workloads a battery of runs is charted for: past it (two runs of a PTS trial: hundreds of
 /// round phases) the groups would be too narrow to read, and [`undrawn`] stands in for the chart.
 pub const MOST_WORKLOADS: usize = 24;
 
-/// The line that stands in for battery `b` where it is not drawn: a battery of runs over more than
-/// [`MOST_WORKLOADS`] workloads. `None` for a battery that is drawn.
-pub fn undrawn(b: &Battery) -> Option<String> {
-    (b.sweep.is_none() && b.workloads.len() > MOST_WORKLOADS).then(|| {
-        format!(
-            "The composite scores {} workloads, too many to chart (at most {MOST_WORKLOADS}): the headline tables above list them.",
-            b.workloads.len()
-        )
-    })
+/// The line that stands in for battery `b` of `runs` where it is not drawn: a battery of runs over more
+/// than [`MOST_WORKLOADS`] workloads, saying how many it has in all and how many each later run's
+/// composite scores ([`compare::Score::over`], as the headline tables say it: trial 28 L1, a run
+/// interrupted after 8 of 25 was said to be scored over 25). `None` for a battery that is drawn.
+pub fn undrawn(runs: &[RunData], b: &Battery) -> Option<String> {
+    if b.sweep.is_some() || b.workloads.len() <= MOST_WORKLOADS {
+        return None;
+    }
+    let results: Vec<&crate::results::Results> = runs.iter().map(|r| &r.results).collect();
+    let ran = runs.iter().map(|r| (&r.results, r.file.as_path()));
+    let stopped = crate::report::not_run::stopped_in_names(ran);
+    let each: Vec<String> = compare::scores(&results, &stopped)
+        .iter()
+        .zip(runs)
+        .skip(1)
+        .map(|(s, r)| format!("{} over {}", r.label, s.over()))
+        .collect();
+    Some(format!(
+        "The composite scores {} workloads in all ({}), too many to chart (at most {MOST_WORKLOADS}): the headline tables above list them.",
+        b.workloads.len(),
+        each.join("; ")
+    ))
 }
 
 /// The battery of the workloads `wkrun compare`'s composite scores (two or more), a column per run: the
@@ -269,12 +287,23 @@ fn legend(runs: &[RunData], b: &Battery) -> Vec<LegendEntry> {
     rows
 }
 
+/// How a battery's values are written by its bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Values {
+    /// Level above each bar, where a bar is wide enough.
+    Level,
+    /// Upwards above each bar, where a bar is too narrow for its value level (trial 28 M4: 12 workloads).
+    Upright,
+}
+
 /// The bars to draw.
 struct Bars<'a> {
     b: &'a Battery,
     bars: &'a [(usize, usize, f64)],
     slots: Slots,
-    labelled: bool,
+    values: Values,
+    /// Each bar's rectangle as drawn, `(left, top, right, bottom)` px in the plot: where its `<title>` goes.
+    drawn: std::cell::RefCell<Vec<(i32, i32, i32, i32)>>,
 }
 
 impl Body for Bars<'_> {
@@ -292,6 +321,11 @@ impl Body for Bars<'_> {
             .map_err(why)?;
         for &(w, c, pct) in self.bars {
             let x = self.slots.x(c, w);
+            let (a, b) = (
+                chart.backend_coord(&(x - half, pct)),
+                chart.backend_coord(&(x + half, 0.0)),
+            );
+            self.drawn.borrow_mut().push((a.0, a.1, b.0, b.1));
             chart
                 .draw_series([Rectangle::new(
                     [(x - half, 0.0), (x + half, pct)],
@@ -299,74 +333,185 @@ impl Body for Bars<'_> {
                 )])
                 .map_err(why)?;
         }
-        if self.labelled {
-            let style = (FONT, 11)
-                .into_font()
-                .color(&RGBColor(31, 35, 40))
-                .pos(Pos::new(HPos::Center, VPos::Bottom));
-            chart
-                .draw_series(self.bars.iter().map(|&(w, c, pct)| {
-                    EmptyElement::at((self.slots.x(c, w), pct))
-                        + Text::new(format!("{pct:.1} %"), (0, -3), style.clone())
-                }))
-                .map_err(why)?;
-        }
+        let (font, ink) = ((FONT, 11).into_font(), RGBColor(31, 35, 40));
+        let (style, shift) = match self.values {
+            Values::Level => (
+                font.color(&ink).pos(Pos::new(HPos::Center, VPos::Bottom)),
+                (0, -3),
+            ),
+            Values::Upright => (
+                font.transform(FontTransform::Rotate270)
+                    .color(&ink)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+                (0, -4),
+            ),
+        };
+        chart
+            .draw_series(self.bars.iter().map(|&(w, c, pct)| {
+                EmptyElement::at((self.slots.x(c, w), pct))
+                    + Text::new(format!("{pct:.1} %"), shift, style.clone())
+            }))
+            .map_err(why)?;
         Ok(())
     }
 }
 
+/// The x axis's words for workload `w` of `b`: its name where every name fits its group (`room` px), else
+/// its number from 1, the legend's key rows naming each ([`key_rows`]).
+fn tick_names(b: &Battery, room: f64) -> (Vec<String>, bool) {
+    let fit = b.workloads.iter().all(|w| text_width(w, TICK_PX) <= room);
+    let names = match fit {
+        true => b.workloads.clone(),
+        false => (1..=b.workloads.len()).map(|i| i.to_string()).collect(),
+    };
+    (names, !fit)
+}
+
+/// Size of the x axis's words, px (plotters' label font of every plot).
+const TICK_PX: f64 = 10.5;
+
+/// The legend's key to numbered workloads: a row per workload, `3 4k-random-read-qd32`, in a pale grey
+/// square (no drive's colour).
+fn key_rows(b: &Battery) -> Vec<LegendEntry> {
+    b.workloads
+        .iter()
+        .enumerate()
+        .map(|(i, w)| LegendEntry::new(format!("{} {w}", i + 1), Swatch::Band(KEY_GREY)))
+        .collect()
+}
+
+/// The grey of the line at 100 % and of the key rows' squares.
+const KEY_GREY: RGBColor = RGBColor(87, 96, 106);
+
+/// What bar `bar` of `b` is, for its `<title>`: `3 4k-random-read-qd32, filled=100% on d: 92.3 % (IOPS,
+/// phase mean: 18882.3 against 20450.1 IOPS)`; its number only where the axis numbers the workloads.
+fn bar_title(runs: &[RunData], b: &Battery, bar: &Bar, numbered: bool) -> String {
+    let col = &b.columns[bar.column];
+    let column = match &col.member {
+        Some((_, m)) => format!("{m} on {}", runs[col.run].label),
+        None => runs[col.run].label.clone(),
+    };
+    let number = match numbered {
+        true => format!("{} ", bar.workload + 1),
+        false => String::new(),
+    };
+    let l = &bar.lead;
+    format!(
+        "{number}{}, {column}: {:.1} % ({}: {:.1} against {:.1} {})",
+        b.workloads[bar.workload],
+        l.ratio() * 100.0,
+        l.label,
+        l.values.1,
+        l.values.0,
+        l.unit
+    )
+}
+
+/// `svg` (a chart [`render`] made, its plot `top` px below its top) with a `<title>` over each bar
+/// (`drawn`, in the plot's pixels), which a browser shows as the bar's tooltip: plotters draws no titles.
+fn with_bar_titles(
+    mut svg: String,
+    top: u32,
+    drawn: &[(i32, i32, i32, i32)],
+    titles: &[String],
+) -> String {
+    let end = svg.rfind("</svg>").unwrap_or(svg.len());
+    let mut o = format!("<g class=\"bars\" transform=\"translate(0,{top})\">\n");
+    for (&(l, t, r, bo), title) in drawn.iter().zip(titles) {
+        o.push_str(&format!(
+            "<g class=\"bar\"><title>{}</title><rect x=\"{l}\" y=\"{t}\" width=\"{}\" height=\"{}\" fill=\"#000000\" fill-opacity=\"0\"/></g>\n",
+            xml(title),
+            (r - l).max(1),
+            (bo - t).max(1)
+        ));
+    }
+    o.push_str("</g>\n");
+    svg.insert_str(end, &o);
+    svg
+}
+
 /// The battery `b` as grouped bars: per workload, each column's lead figure in percent of the first
-/// column's, a line at 100 %.
+/// column's, a line at 100 %, each bar's value above it (upwards where the bar is narrow) and its whole
+/// description in its `<title>`; the workloads named under their groups, or numbered there where a name
+/// would not fit, the legend's key rows naming them (trial 28 M4: 12 names all cut to `4k-rando…`).
 ///
 /// # Errors
 /// [`PlotError`] from plotters.
 pub fn battery_chart(runs: &[RunData], b: &Battery) -> Result<Chart, PlotError> {
-    let bars = b.bars(runs);
+    let pairs = b.pairs(runs);
+    let bars: Vec<(usize, usize, f64)> = pairs
+        .iter()
+        .map(|p| (p.workload, p.column, p.lead.ratio() * 100.0))
+        .collect();
     let first = &b.columns[0];
     let base = match &first.member {
         Some((_, name)) => format!("{name} on {}", runs[first.run].label),
         None => runs[first.run].label.clone(),
     };
-    let runs_in: Vec<usize> = (0..runs.len()).collect();
+    // The runs with a column: a run without the sweep's members (fio's JSON beside wkrun's run) is not named.
+    let mut runs_in: Vec<usize> = b.columns.iter().map(|c| c.run).collect();
+    runs_in.dedup();
     let what = format!("{} workloads", b.workloads.len());
     let title = format!(
         "Each workload against {base}, lead figure (%) — {}",
         subject(runs, &runs_in, &what)
     );
-    let top = bars.iter().map(|v| v.2).fold(100.0, f64::max) * 1.12;
     let n = b.workloads.len();
+    let slots = Slots::new(b.columns.len());
+    let group_px = f64::from(SIZE.0 - 110) / n as f64;
+    let values = match slots.width * group_px * 0.84 >= text_width("100.0 %", 11.0) {
+        true => Values::Level,
+        false => Values::Upright,
+    };
+    // Room above the highest bar for its value, written upwards.
+    let room = match values {
+        Values::Level => 1.12,
+        Values::Upright => 1.3,
+    };
+    let top = bars.iter().map(|v| v.2).fold(100.0, f64::max) * room;
     let x = Axis::categories(n);
     let y = Axis::linear(0.0, top);
-    let slots = Slots::new(b.columns.len());
-    // A value above each bar when a bar is wide enough for it.
-    let group_px = f64::from(SIZE.0 - 110) / n as f64;
-    let labelled = slots.width * group_px * 0.84 >= text_width("100.0 %", 11.0);
     let body = Bars {
         b,
         bars: &bars,
         slots,
-        labelled,
+        values,
+        drawn: std::cell::RefCell::new(Vec::new()),
     };
-    let names: Vec<String> = b
-        .workloads
-        .iter()
-        .map(|w| shorten(w, group_px - 8.0, 10.5))
-        .collect();
-    let x_desc = match &b.sweep {
-        Some(s) => format!("workload (each run across {s})"),
-        None => "workload".to_string(),
+    let (names, numbered) = tick_names(b, group_px - 8.0);
+    let x_desc = match (&b.sweep, numbered) {
+        (Some(s), false) => format!("workload (each run across {s})"),
+        (Some(s), true) => format!("workload, numbered as in the key below (each run across {s})"),
+        (None, false) => "workload".to_string(),
+        (None, true) => "workload, numbered as in the key below".to_string(),
     };
     let y_desc = format!("lead figure, % of {base} (higher is better)");
-    let svg = render(&title, &legend(runs, b), |root| {
+    let mut legend = legend(runs, b);
+    if numbered {
+        legend.extend(key_rows(b));
+    }
+    let svg = render(&title, &legend, |root| {
         let x_ticks = |v: &f64| category_label(&names, *v);
         plot_on(root, (&x, &y), (&x_desc, &y_desc), &x_ticks, false, &body)
     })?;
+    let titles: Vec<String> = pairs
+        .iter()
+        .map(|p| bar_title(runs, b, p, numbered))
+        .collect();
+    let plot_top = title_height(title_lines(&title).len());
+    let svg = with_bar_titles(svg, plot_top, &body.drawn.borrow(), &titles);
     Ok(Chart {
         caption: format!(
-            "Each workload's lead figure (its first headline level both have, else its IOPS, phase mean; inverted where lower is better, so a taller bar is better) in percent of {base}'s, the ratio the composite of wkrun compare averages; the line is 100 %. One colour per drive{}.",
+            "Each workload's lead figure (its first headline level both have, else its IOPS, phase mean; inverted where lower is better, so a taller bar is better) in percent of {base}'s, the ratio the composite of wkrun compare averages, written above its bar; the line is 100 %. One colour per drive{}.{}",
             match b.sweep {
                 Some(_) => ", its sweep's members in shades of it, dark to light",
                 None => "",
+            },
+            match numbered {
+                true =>
+                    " The workloads are numbered under their bars, too many for their names: the key below the chart names them. A bar's tooltip names its workload, its column and the figures set side by side.",
+                false =>
+                    " A bar's tooltip names its workload, its column and the figures set side by side.",
             }
         ),
         svg,
@@ -379,6 +524,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::report::testing::{labelled, phase, run};
     use crate::results::{Better, DirStats, Figure};
+    use crate::spec::PhaseKind;
 
     /// A workload `name` of `iops` writes over 1 s, in the sweep `filled` at `v` when given; its headline a
     /// mean latency of `lat_us` when given (lower is better).
@@ -453,6 +599,90 @@ pub(crate) mod tests {
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].text(), "sim on sim:a: · filled=25% · filled=100%");
         assert_eq!(l[0].items[1].swatch, Swatch::Filled(shade(colour(0), 0, 2)));
+    }
+
+    /// Trial 28 M3: fio's JSON of the exported anthology beside wkrun's run. fio's jobs are named
+    /// `read[filled=25%]` but carry no labels, and its `fill[filled=25%]` job is a workload to fio; wkrun's
+    /// fills are of kind fill. `battery-filled` charted "fill" as a workload and fio's jobs as members,
+    /// where `compare --by filled` refuses fio's JSON and leaves fills out. The battery reads members and
+    /// workloads as `compare --by` does: wkrun's workloads, wkrun's columns.
+    #[test]
+    fn a_sweep_battery_takes_members_and_workloads_as_compare_by_does() {
+        let unlabelled = |name: &str, i: usize, iops: u64| {
+            let mut p = phase(name, i);
+            p.write = DirStats::new(iops, iops * 4096, 1.0, None);
+            (p, None)
+        };
+        let fio = run(
+            "fio",
+            "f.img",
+            vec![
+                unlabelled("fill[filled=25%]", 0, 90),
+                unlabelled("read[filled=25%]", 1, 1000),
+                unlabelled("write[filled=25%]", 2, 400),
+                unlabelled("fill[filled=100%]", 3, 80),
+                unlabelled("read[filled=100%]", 4, 900),
+                unlabelled("write[filled=100%]", 5, 100),
+            ],
+        );
+        let fill = |i: usize, v: &str| {
+            let mut p = w("fill", i, Some(v), 100, None);
+            p.kind = PhaseKind::Fill;
+            (p, None)
+        };
+        let wk = run(
+            "wkrun",
+            "sim:b",
+            vec![
+                fill(0, "25%"),
+                (w("read", 1, Some("25%"), 800, None), None),
+                (w("write", 2, Some("25%"), 200, None), None),
+                fill(3, "100%"),
+                (w("read", 4, Some("100%"), 400, None), None),
+                (w("write", 5, Some("100%"), 150, None), None),
+            ],
+        );
+        let runs = [fio, wk];
+        let got = batteries(&runs);
+        let sweep: Vec<&Battery> = got.iter().filter(|b| b.sweep.is_some()).collect();
+        assert_eq!(sweep.len(), 1);
+        let b = sweep[0];
+        assert_eq!(b.workloads, ["read", "write"]);
+        let cols: Vec<(usize, &str)> = (b.columns.iter())
+            .map(|c| (c.run, c.member.as_ref().map_or("", |m| m.1.as_str())))
+            .collect();
+        assert_eq!(cols, [(1, "filled=25%"), (1, "filled=100%")]);
+        assert_eq!(b.phases, [[Some(1), Some(4)], [Some(2), Some(5)]]);
+        let bars: Vec<f64> = b.bars(&runs).iter().map(|x| x.2).collect();
+        assert_eq!(bars, [100.0, 50.0, 100.0, 75.0]);
+        // `compare --by filled` on wkrun's run: the same two workloads, its composite over them.
+        let one = [crate::report::compare::Run {
+            file: "wkrun/results.json".into(),
+            results: runs[1].results.clone(),
+        }];
+        let c = crate::report::members::compare_by(&one, "filled").expect("compares");
+        let composite = (c.rows.iter())
+            .find(|r| r.metric == crate::report::compare::Metric::Composite)
+            .expect("composite");
+        let crate::report::compare::Cell::Number { value, .. } = composite.cells[1] else {
+            panic!("{composite:?}")
+        };
+        // The geometric mean of the bars of filled=100%: 50 % and 75 %.
+        assert_eq!(
+            (value * 1e9).round(),
+            ((0.5f64 * 0.75).sqrt() * 1e9).round()
+        );
+        let fio_one = [crate::report::compare::Run {
+            file: "fio/results.json".into(),
+            results: runs[0].results.clone(),
+        }];
+        assert_eq!(
+            crate::report::members::compare_by(&fio_one, "filled").map(|_| ()),
+            Err(
+                "--by filled: no phase of fio/results.json has a label filled (its labels: none)"
+                    .into()
+            )
+        );
     }
 
     #[test]
@@ -604,14 +834,15 @@ pub(crate) mod tests {
         let got: Vec<(usize, Option<String>)> = [2, 24, 25, 300]
             .into_iter()
             .map(|n| {
-                let b = batteries(&runs_of(n));
+                let runs = runs_of(n);
+                let b = batteries(&runs);
                 assert_eq!(b.len(), 1, "{n}");
-                (b[0].workloads.len(), undrawn(&b[0]))
+                (b[0].workloads.len(), undrawn(&runs, &b[0]))
             })
             .collect();
         let line = |n: usize| {
             format!(
-                "The composite scores {n} workloads, too many to chart (at most 24): the headline tables above list them."
+                "The composite scores {n} workloads in all (r2 over {n} of {n} workloads), too many to chart (at most 24): the headline tables above list them."
             )
         };
         assert_eq!(
@@ -623,8 +854,29 @@ pub(crate) mod tests {
                 (300, Some(line(300)))
             ]
         );
-        let mut b = batteries(&runs_of(25)).remove(0);
+        let runs = runs_of(25);
+        let mut b = batteries(&runs).remove(0);
         b.sweep = Some("filled".into());
-        assert_eq!(undrawn(&b), None);
+        assert_eq!(undrawn(&runs, &b), None);
+    }
+
+    /// Trial 28 L1: `report r1 r3 r2`, r3 interrupted after 8 of the 25 workloads, said "The composite
+    /// scores 25 workloads"; the line says how many each run's composite scores, as the headline tables do.
+    #[test]
+    fn the_line_says_what_each_runs_composite_scores() {
+        let [r1, r2] = runs_of(25);
+        let mut r3 = runs_of(8)[1].clone();
+        r3.label = "r3".into();
+        r3.file = "r3/results.json".into();
+        r3.results.status = crate::results::Status::Interrupted;
+        let runs = [r1, r3, r2];
+        let b = batteries(&runs);
+        assert_eq!(b[0].workloads.len(), 25);
+        assert_eq!(
+            undrawn(&runs, &b[0]).as_deref(),
+            Some(
+                "The composite scores 25 workloads in all (r3 over 8 of 25 workloads; r2 over 25 of 25 workloads), too many to chart (at most 24): the headline tables above list them."
+            )
+        );
     }
 }

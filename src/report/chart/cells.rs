@@ -53,7 +53,9 @@ pub fn cell_bars(runs: &[RunData], g: &LabelGroup, stat: CellStat) -> Vec<CellBa
     let mut out = Vec::new();
     for (cell, name) in g.phases.iter().enumerate() {
         for (run, r) in runs.iter().enumerate() {
-            let Some(p) = r.results.phases.iter().find(|p| &p.name == name) else {
+            let Some(p) =
+                crate::report::runs::member_at(&r.results, name).map(|i| &r.results.phases[i])
+            else {
                 continue;
             };
             for dir in Direction::CORE {

@@ -11,7 +11,7 @@ use super::scale::time_in;
 use super::time::{Mark, Marker, TimePlot, TimeSeries, line_for};
 use super::{Axis, Chart, MAX_POINTS, PlotError, Points, colour, drives, subject};
 use crate::report::model::filled_once_s;
-use crate::report::runs::{LabelGroup, RunData};
+use crate::report::runs::{LabelGroup, RunData, member_at};
 
 /// What an overlay shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +51,7 @@ pub fn overlay_series(
     let mut out = Vec::new();
     for (r, run) in runs.iter().enumerate() {
         for (k, name) in g.phases.iter().enumerate() {
-            let Some(p) = run.results.phases.iter().position(|x| &x.name == name) else {
+            let Some(p) = member_at(&run.results, name) else {
                 continue;
             };
             let (phase, rows) = run.plotted(p);
@@ -241,6 +241,29 @@ pub fn overlay_plot(runs: &[RunData], g: &LabelGroup, metric: OverlayMetric) -> 
     })
 }
 
+/// What group `g` is, as its overlays' captions say it: `sweep`, or `matrix` for the values of a matrix
+/// list (`engine = [..]`: its phases' labels have no sweep; trial 28 L2 called it a sweep).
+fn group_word(runs: &[RunData], g: &LabelGroup) -> &'static str {
+    let first = runs.iter().find_map(|r| {
+        let at = g.phases.iter().find_map(|n| member_at(&r.results, n))?;
+        Some(&r.results.phases[at])
+    });
+    match first.is_some_and(|p| p.labels.iter().all(|l| l.sweep.is_none())) {
+        true => "matrix",
+        false => "sweep",
+    }
+}
+
+/// Whether a member drawn (`series`) trimmed: its points then count trims with the reads and writes
+/// (total IOPS, bytes), and the caption says so (trial 28 L2: "reads and writes together" of points that
+/// held trims).
+fn trimmed(runs: &[RunData], series: &[MemberSeries]) -> bool {
+    series.iter().any(|s| {
+        let p = &runs[s.run].results.phases[s.phase];
+        p.trim.as_ref().is_some_and(|t| t.ops > 0)
+    })
+}
+
 /// The members of the sweep `g` on one time plot, one colour and legend entry per member; `None` when
 /// fewer than two members have something to draw.
 ///
@@ -254,16 +277,33 @@ pub fn overlay_chart(
     let Some(tp) = overlay_plot(runs, g, metric) else {
         return Ok(None);
     };
-    let n = overlay_series(runs, g, metric).len();
+    let all = overlay_series(runs, g, metric);
+    let n = all.len();
+    let (group, trims) = (group_word(runs, g), trimmed(runs, &all));
+    let members = format!(
+        "{n} members of the {group}, each a shade of its drive's colour (dark to light in the {group}'s order)"
+    );
     let caption = match metric {
         OverlayMetric::Averages => format!(
-            "{n} members of the sweep, each a shade of its drive's colour (dark to light in the sweep's order): the mean total IOPS of each group of intervals, at the group's middle."
+            "{members}: the mean total IOPS ({}) of each group of intervals, at the group's middle.",
+            match trims {
+                true => "reads, writes and trims",
+                false => "reads and writes",
+            }
         ),
         OverlayMetric::Bandwidth => format!(
-            "{n} members of the sweep, each a shade of its drive's colour (dark to light in the sweep's order): bytes read and written in each interval over its length."
+            "{members}: bytes {} in each interval over its length.",
+            match trims {
+                true => "read, written and trimmed",
+                false => "read and written",
+            }
         ),
         _ => format!(
-            "{n} members of the sweep, each a shade of its drive's colour (dark to light in the sweep's order): a point per interval (at its end), reads and writes together{}.",
+            "{members}: a point per interval (at its end), {} together{}.",
+            match trims {
+                true => "reads, writes and trims",
+                false => "reads and writes",
+            },
             if tp.y.zero_row.is_some() {
                 "; intervals with 0 IOPS hollow on the row labelled 0"
             } else {
@@ -271,10 +311,7 @@ pub fn overlay_chart(
             }
         ),
     };
-    let total: usize = overlay_series(runs, g, metric)
-        .iter()
-        .map(|s| s.points.len())
-        .sum();
+    let total: usize = all.iter().map(|s| s.points.len()).sum();
     let drawn: usize = tp.series.iter().map(|s| s.points.len()).sum();
     let caption = if drawn < total {
         caption + &super::iops::thinned(drawn, total)
@@ -321,6 +358,49 @@ mod tests {
             values: vec!["100%".into(), "50%".into(), "25%".into()],
         };
         (vec![r], g)
+    }
+
+    /// Trial 28 L2: the caption said "reads and writes together" of points that held trims, and "members of
+    /// the sweep" of a matrix list's values. It names the directions counted and the kind of group.
+    #[test]
+    fn the_caption_says_what_is_counted_and_what_the_group_is() {
+        let (mut runs, g) = sweep();
+        let caption = |runs: &[RunData], m| {
+            overlay_chart(runs, &g, m)
+                .expect("draws")
+                .expect("chart")
+                .caption
+        };
+        let members = |group: &str| {
+            format!(
+                "3 members of the {group}, each a shade of its drive's colour (dark to light in the {group}'s order)"
+            )
+        };
+        assert_eq!(
+            caption(&runs, OverlayMetric::IopsLog),
+            format!(
+                "{}: a point per interval (at its end), reads and writes together; intervals with 0 IOPS hollow on the row labelled 0.",
+                members("matrix")
+            )
+        );
+        for p in &mut runs[0].results.phases {
+            p.labels[0].sweep = Some("op".into());
+        }
+        runs[0].results.phases[1].trim = Some(crate::results::DirStats::new(5, 20480, 1.0, None));
+        assert_eq!(
+            caption(&runs, OverlayMetric::IopsLinear),
+            format!(
+                "{}: a point per interval (at its end), reads, writes and trims together.",
+                members("sweep")
+            )
+        );
+        assert_eq!(
+            caption(&runs, OverlayMetric::Bandwidth),
+            format!(
+                "{}: bytes read, written and trimmed in each interval over its length.",
+                members("sweep")
+            )
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::{
     Axis, Body, Chart, LegendEntry, Plane, PlotError, Swatch, colour, log_range, plot_on, render,
     short_number, subject, why,
 };
-use crate::report::runs::{LabelGroup, RunData, total_iops_full_rows};
+use crate::report::runs::{LabelGroup, RunData, member_at, total_iops_full_rows};
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -27,7 +27,7 @@ pub fn label_value(
     metric: LabelMetric,
     window: Option<&str>,
 ) -> Option<(f64, f64, f64)> {
-    let i = run.results.phases.iter().position(|p| p.name == name)?;
+    let i = crate::report::runs::member_at(&run.results, name)?;
     let (p, rows) = run.phase(i);
     match metric {
         LabelMetric::Iops => {
@@ -58,7 +58,7 @@ pub fn common_window(runs: &[RunData], g: &LabelGroup) -> Option<String> {
     let mut w: Option<String> = None;
     for run in runs {
         for name in &g.phases {
-            let Some(p) = run.results.phases.iter().find(|p| &p.name == name) else {
+            let Some(p) = member_at(&run.results, name).map(|i| &run.results.phases[i]) else {
                 continue;
             };
             let first = p.windows.first()?;
