@@ -5,36 +5,9 @@
 //! path, exit 2; the runs as written validate.
 
 use crate::common::*;
+use crate::validate_results::{a_file_run, tampered as forged, validates};
 use serde_json::Value;
-use std::fs;
 use std::path::Path;
-
-/// The spec `name` of `body` run on a new 16 MiB file `dir/t.img`, into `dir/r` (exit 0).
-fn a_file_run(dir: &Path, name: &str, body: &str) {
-    let file = format!("{name}.toml");
-    write_file(dir, &file, &spec_text(name, body));
-    let args = [
-        &file,
-        "--target",
-        "t.img",
-        "--target-size",
-        "16MiB",
-        "-q",
-        "-o",
-        "r",
-    ];
-    let (c, _, e) = code_out_err(&wkrun(dir, &args));
-    assert_eq!(c, 0, "{e}");
-}
-
-/// `dir/r/results.json` changed by `edit`, written beside it as `dir/r/NAME.json`.
-fn forged(dir: &Path, name: &str, edit: impl Fn(&mut Value)) -> String {
-    let mut v = results(&dir.join("r"));
-    edit(&mut v);
-    let file = format!("r/{name}.json");
-    fs::write(dir.join(&file), serde_json::to_vec(&v).expect("json")).expect("write");
-    file
-}
 
 /// `wkrun validate FILE` for each case: exit 2, nothing on stdout, and exactly the places given on stderr.
 fn refused(d: &Path, cases: Vec<(String, Vec<String>)>) {
@@ -47,12 +20,6 @@ fn refused(d: &Path, cases: Vec<(String, Vec<String>)>) {
         }
         crate::validate_results::refused_by(d, &["validate", &file], &want);
     }
-}
-
-/// `wkrun validate dir/r` exits 0: the run as written holds.
-fn validates(d: &Path) {
-    let (c, out, e) = code_out_err(&wkrun(d, &["validate", "r"]));
-    assert_eq!(c, 0, "{out}{e}");
 }
 
 fn f(v: &Value) -> f64 {
@@ -83,7 +50,7 @@ fn a_worker_s_own_figures_are_held_as_its_phase_s_are() {
     let d = t.path();
     let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nworkers = 2\nblock_size = \"4KiB\"\nread_percent = 50\nduration = \"1s\"\n";
     a_file_run(d, "w", body);
-    validates(d);
+    validates(d, "r");
     let v = results(&d.join("r"));
     let p = &v["phases"][0];
     let w = &p["workers"][0];
@@ -151,7 +118,7 @@ fn a_fill_worker_does_its_dealt_part() {
     let d = t.path();
     let body = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 3\nblock_size = \"64KiB\"\nspan = \"10MiB\"\n";
     a_file_run(d, "f", body);
-    validates(d);
+    validates(d, "r");
     let v = results(&d.join("r"));
     let parts: Vec<(u64, u64)> = (v["phases"][0]["params"]["worker_parts"].as_array())
         .expect("parts")
@@ -207,7 +174,7 @@ fn counts_past_a_cap_or_think_times_the_bursts_cannot_have_are_refused() {
         [[phase]]\nname = \"think\"\n{w}\nengine = \"libaio\"\nqueue_depth = 2\nthink_time = \"2ms\"\nthink_every = 4\n"
     );
     a_file_run(d, "s", &body);
-    validates(d);
+    validates(d, "r");
     let v = results(&d.join("r"));
     let ph = |i: usize| &v["phases"][i];
     // The caps held: at most what they allow (evenly spaced, within a part in 10 for Poisson's draw).
@@ -293,7 +260,7 @@ fn phases_run_one_after_another_within_their_run() {
     let body = "[defaults]\nblock_size = \"4KiB\"\n[[phase]]\nname = \"a\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n\
         [[phase]]\nname = \"b\"\nkind = \"workload\"\nread_percent = 100\nduration = \"1s\"\n";
     a_file_run(d, "t", body);
-    validates(d);
+    validates(d, "r");
     let v = results(&d.join("r"));
     let ns = |t: &Value| wkrun::launch::parse_rfc3339(t.as_str().expect("time")).expect("rfc 3339");
     let ms = |t: u64| {
