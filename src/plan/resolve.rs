@@ -616,36 +616,13 @@ impl Phase<'_> {
             }
             _ => sp.len,
         };
-        let blocks = len.div_ceil(unit);
-        let smallest_part = (blocks / n) * unit;
-        if io.split == WorkersSplit::Partitioned && smallest_part < io.largest_block() {
-            let of = match &io.mix {
-                Some(_) => format!(" of the largest size, {} B", io.largest_block()),
-                None => String::new(),
-            };
-            let restore = self.p.kind == PhaseKind::RestoreImage;
-            let what = if restore { "image" } else { "span" };
-            let plural = if blocks == 1 { "" } else { "s" };
-            let help = match restore {
-                true => {
-                    "use fewer workers (an image is cut into parts of whole blocks, one per worker)"
-                }
-                false
-                    if crate::spec::rules::pattern_and_coverage(self.p)
-                        == (Pattern::Random, Coverage::Uniform) =>
-                {
-                    "use fewer workers, a larger span, or workers_split = \"shared\" (each worker draws from the whole span)"
-                }
-                // Shared workers would each visit every block (spec::rules::check_workers_split).
-                false => "use fewer workers or a larger span",
-            };
-            return Err(self.err(
-                "workers",
-                format!("workers = {n} is more than the {what}'s {blocks} block{plural} of {unit} B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block{of}"),
-                Some(help.into()),
-            ));
+        if io.split != WorkersSplit::Partitioned {
+            return Ok(());
         }
-        Ok(())
+        match crate::spec::rules::parts_fit(self.p, n, len, (unit, io.largest_block())) {
+            Some((message, help)) => Err(self.err("workers", message, Some(help.into()))),
+            None => Ok(()),
+        }
     }
 
     /// Verification (a verify phase, or a phase stamping its writes) works on 512-byte sectors of a target

@@ -272,6 +272,7 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
     }
     label(r.label.as_deref(), &mut out);
     super::possible::run(r, &mut out);
+    super::times_check::check(r, &mut out);
     let mut names = std::collections::HashMap::with_capacity(r.phases.len());
     let mut before: Option<usize> = None;
     for (i, p) in r.phases.iter().enumerate() {
@@ -288,17 +289,21 @@ pub fn implausible(r: &super::Results) -> Vec<Violation> {
             ("read", Some(&p.read)),
             ("write", Some(&p.write)),
             ("trim", trim),
+            ("total", Some(&p.total)),
         ];
-        for (name, d) in dirs.into_iter().chain([("total", Some(&p.total))]) {
-            let Some(d) = d else { continue };
-            // Rates over an implausible duration would say the same again.
-            if p.duration_s <= MAX_DURATION_S {
-                rates(&at(name), d, p.duration_s, &mut out);
-            }
-            if let Some(l) = &d.latency_ns {
-                order(&at(&format!("{name}.latency_ns")), l, &mut out);
-            }
-        }
+        let dirs: Vec<(&str, &super::DirStats)> = dirs
+            .into_iter()
+            .filter_map(|(k, d)| Some((k, d?)))
+            .collect();
+        // Rates over an implausible duration would say the same again.
+        let over = (p.duration_s <= MAX_DURATION_S).then_some(("duration_s", p.duration_s));
+        let whole = super::parts_check::Measured {
+            at: format!("phases[{i}]"),
+            dirs,
+            over,
+            duration_s: Some(p.duration_s),
+        };
+        whole.own(&mut out);
         let (t_ops, t_bytes) = trim.map_or((0, 0), |t| (t.ops, t.bytes));
         for (field, r, w, t, total) in [
             ("ops", p.read.ops, p.write.ops, t_ops, p.total.ops),
@@ -545,6 +550,7 @@ fn own_figures(i: usize, p: &super::PhaseResult, out: &mut Vec<Violation>) {
     super::figures_check::coverage(i, p, out);
     super::figures_check::cpu(i, p, out);
     super::figures_check::threads(i, p, out);
+    super::schedule_check::schedule(i, p, out);
     match p.hosts.is_empty() {
         true => {
             super::flush_check::counted(i, p, out);
@@ -764,13 +770,19 @@ pub(crate) fn rate_mismatch(
     })
 }
 
-/// `iops` and `bw_bytes_per_s` of the direction `d` at `at` against its counts over `secs`.
-pub(super) fn rates(at: &str, d: &super::DirStats, secs: f64, out: &mut Vec<Violation>) {
+/// `iops` and `bw_bytes_per_s` of the direction `d` at `at` against its counts over `secs` (the field
+/// `over`: a phase's and a merged phase's part's own `duration_s`, a worker's phase's).
+pub(super) fn rates(
+    at: &str,
+    d: &super::DirStats,
+    (over, secs): (&str, f64),
+    out: &mut Vec<Violation>,
+) {
     for (field, got, count) in [
         ("iops", d.iops, ("ops", d.ops)),
         ("bw_bytes_per_s", d.bw_bytes_per_s, ("bytes", d.bytes)),
     ] {
-        if let Some(expected) = rate_mismatch(got, count, ("duration_s", secs)) {
+        if let Some(expected) = rate_mismatch(got, count, (over, secs)) {
             out.push(Violation {
                 path: format!("{at}.{field}"),
                 expected,
@@ -864,9 +876,9 @@ mod tests {
             latency_percentiles_ns: None,
         };
         let mut out = Vec::new();
-        rates("phases[0].read", &d, 2.0, &mut out);
+        rates("phases[0].read", &d, ("duration_s", 2.0), &mut out);
         assert_eq!(out.len(), 0);
-        rates("phases[0].read", &d, 1.0, &mut out);
+        rates("phases[0].read", &d, ("duration_s", 1.0), &mut out);
         let said: Vec<(&str, &str)> = out.iter().map(|v| (&*v.path, &*v.expected)).collect();
         assert_eq!(
             said,
@@ -882,7 +894,7 @@ mod tests {
             ]
         );
         out.clear();
-        rates("phases[0].read", &d, 0.0, &mut out);
+        rates("phases[0].read", &d, ("duration_s", 0.0), &mut out);
         assert_eq!(
             out[0].expected,
             "5 is not 0: duration_s is 0, and a rate over no time is 0"
@@ -905,7 +917,7 @@ mod tests {
         };
         let said = |d: &crate::results::DirStats| {
             let mut out = Vec::new();
-            rates("phases[0].read", d, 2.0, &mut out);
+            rates("phases[0].read", d, ("duration_s", 2.0), &mut out);
             out.into_iter().map(|v| v.expected).collect::<Vec<_>>()
         };
         assert_eq!(

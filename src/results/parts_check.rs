@@ -12,6 +12,7 @@
 use super::check::{Violation, close, order, rates};
 use super::{DirStats, HostPhase, PhaseResult};
 use crate::stats::LatencySummary;
+use crate::units::readable_float;
 use crate::vocab::Direction;
 
 /// Every place where the merged phase `p` (phase `i`, with parts) disagrees with what it keeps of its parts.
@@ -25,14 +26,14 @@ pub(super) fn merged(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
         return;
     }
     for (k, h) in p.hosts.iter().enumerate() {
-        for d in Direction::ALL {
-            let Some(s) = of(h, d) else { continue };
-            let at = format!("phases[{i}].hosts[{k}].{}", d.name());
-            rates(&at, s, h.duration_s, out);
-            if let Some(l) = &s.latency_ns {
-                order(&format!("{at}.latency_ns"), l, out);
-            }
-        }
+        let part = Measured {
+            at: format!("phases[{i}].hosts[{k}]"),
+            dirs: dirs_of(&h.read, &h.write, h.trim.as_ref()),
+            over: Some(("duration_s", h.duration_s)),
+            duration_s: Some(h.duration_s),
+        };
+        part.own(out);
+        part.max_within(p, "the merged phase's", out);
     }
     if out.len() == before {
         latency(i, p, out);
@@ -86,27 +87,20 @@ pub(super) fn add_up<'a>(
 /// was.
 fn times(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
     let num = crate::units::readable_float;
+    let longest =
+        (p.hosts.iter().enumerate()).max_by(|a, b| a.1.duration_s.total_cmp(&b.1.duration_s));
+    let whole = ("the merged phase's", p.duration_s, "which spans every part");
+    let at = |k: usize| format!("phases[{i}].hosts[{k}].duration_s");
+    if let Some(v) = longest.and_then(|(k, h)| not_longer(at(k), h.duration_s, whole)) {
+        // The span would say the same again.
+        return out.push(v);
+    }
     let mut say = |what: String, expected: String| {
         out.push(Violation {
             path: format!("phases[{i}].{what}"),
             expected,
         })
     };
-    let longest =
-        (p.hosts.iter().enumerate()).max_by(|a, b| a.1.duration_s.total_cmp(&b.1.duration_s));
-    if let Some((k, h)) =
-        longest.filter(|(_, h)| h.duration_s > p.duration_s && !close(h.duration_s, p.duration_s))
-    {
-        // The span would say the same again.
-        return say(
-            format!("hosts[{k}].duration_s"),
-            format!(
-                "{} s is longer than the merged phase's duration_s {} s, which spans every part",
-                num(h.duration_s),
-                num(p.duration_s)
-            ),
-        );
-    }
     let parts: Vec<(Option<u64>, f64)> = (p.hosts.iter())
         .map(|h| (h.series_t0_unix_ns, h.duration_s))
         .collect();
@@ -239,4 +233,104 @@ fn summary(
             });
         }
     }
+}
+
+/// What a phase, a merged phase's part (`hosts[k]`) and a phase's worker (`workers[k]`) each measured of
+/// themselves, held by the same rules ([`Measured::own`], [`Measured::max_within`], [`not_longer`]).
+pub(super) struct Measured<'a> {
+    /// Its JSON path: `phases[i]`, `phases[i].hosts[k]`, `phases[i].workers[k]`.
+    pub at: String,
+    /// Its directions (and a phase's `total`), by field name.
+    pub dirs: Vec<(&'static str, &'a DirStats)>,
+    /// The time its rates are over, by the field that holds it (its own `duration_s`; a worker's are over
+    /// its phase's): `None` where that time is named wrong already.
+    pub over: Option<(&'static str, f64)>,
+    /// Its own time from the phase's start to its last completion, where it has one.
+    pub duration_s: Option<f64>,
+}
+
+/// The directions `read`, `write` and (where issued) `trim` of a part.
+pub(super) fn dirs_of<'a>(
+    read: &'a DirStats,
+    write: &'a DirStats,
+    trim: Option<&'a DirStats>,
+) -> Vec<(&'static str, &'a DirStats)> {
+    let mut dirs = vec![("read", read), ("write", write)];
+    dirs.extend(trim.map(|t| ("trim", t)));
+    dirs
+}
+
+impl Measured<'_> {
+    /// Its I/Os: its `total`'s, else its directions' added.
+    fn ops(&self) -> u128 {
+        match self.dirs.iter().find(|(k, _)| *k == "total") {
+            Some((_, t)) => u128::from(t.ops),
+            None => self.dirs.iter().map(|(_, d)| u128::from(d.ops)).sum(),
+        }
+    }
+
+    /// Its own figures: some time for its I/Os (a `duration_s` of 0 holds none: each completes after the
+    /// phase's start), each direction's rates its counts over its time ([`rates`]) and its latency summary
+    /// in order ([`order`]).
+    pub fn own(&self, out: &mut Vec<Violation>) {
+        let ops = self.ops();
+        if self.duration_s == Some(0.0) && ops > 0 {
+            out.push(Violation {
+                path: format!("{}.duration_s", self.at),
+                expected: format!(
+                    "0 s for {ops} I/Os: each completes some time after the phase's start, the last at duration_s"
+                ),
+            });
+        }
+        for (name, d) in &self.dirs {
+            let at = format!("{}.{name}", self.at);
+            if let Some(over) = self.over {
+                rates(&at, d, over, out);
+            }
+            if let Some(l) = &d.latency_ns {
+                order(&format!("{at}.latency_ns"), l, out);
+            }
+        }
+    }
+
+    /// Each direction's latency `max` at most its phase `p`'s (`whose`: "the phase's", "the merged phase's"):
+    /// each of its I/Os is one of the phase's.
+    pub fn max_within(&self, p: &PhaseResult, whose: &str, out: &mut Vec<Violation>) {
+        for (name, d) in &self.dirs {
+            let whole = Direction::ALL
+                .into_iter()
+                .find(|w| w.name() == *name)
+                .and_then(|w| p.dir(w).latency_ns.as_ref());
+            let (Some(l), Some(w)) = (&d.latency_ns, whole) else {
+                continue;
+            };
+            if l.max > w.max {
+                out.push(Violation {
+                    path: format!("{}.{name}.latency_ns.max", self.at),
+                    expected: format!(
+                        "{} is above {whose} {name}.latency_ns.max {}: each of its I/Os is one of the phase's",
+                        l.max, w.max
+                    ),
+                });
+            }
+        }
+    }
+}
+
+/// A part's `duration_s` (`part_s`, at `at`) against its whole's `whole_s` (`whose`: "the merged phase's",
+/// "the phase's"; `why` it holds the part's: a merged phase's spans its parts, a phase's ends at its last
+/// completion): the violation when it is longer, beyond rounding ([`close`]).
+pub(super) fn not_longer(
+    at: String,
+    part_s: f64,
+    (whose, whole_s, why): (&str, f64, &str),
+) -> Option<Violation> {
+    (part_s > whole_s && !close(part_s, whole_s)).then(|| Violation {
+        path: at,
+        expected: format!(
+            "{} s is longer than {whose} duration_s {} s, {why}",
+            readable_float(part_s),
+            readable_float(whole_s)
+        ),
+    })
 }

@@ -5,7 +5,8 @@
 //! direction (docs/results.md, "Workers").
 
 use super::PhaseResult;
-use super::check::Violation;
+use super::check::{MAX_DURATION_S, Violation};
+use super::parts_check::{Measured, dirs_of, not_longer};
 use crate::ops::Order;
 use crate::plan::{ByteRange, StreamShape, WorkerPart, deal_workers};
 use crate::vocab::{Coverage, Direction, Pattern, PhaseKind, WorkersSplit};
@@ -19,6 +20,88 @@ pub fn workers(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
         against_parts(i, p, out);
     }
     counts_add_up(i, p, out);
+    // Rates of counts that do not add up, or shares of parts named wrong, would say the same again.
+    if out.len() == before {
+        figures(i, p, out);
+    }
+    if out.len() == before {
+        dealt_counts(i, p, out);
+    }
+}
+
+/// Each worker's own figures by the rules of its phase's and of a merged phase's parts
+/// ([`Measured`]): its rates its counts over the phase's `duration_s` (a worker's are over its phase's
+/// time), its latency summaries in order and none with a `max` above the phase's, some time for its I/Os,
+/// and its `duration_s` (to its last completion) not past the phase's (to the last of all).
+fn figures(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let whole = (
+        "the phase's",
+        p.duration_s,
+        "which ends at its last completion",
+    );
+    for (k, w) in p.workers.iter().enumerate() {
+        let part = Measured {
+            at: format!("phases[{i}].workers[{k}]"),
+            dirs: dirs_of(&w.read, &w.write, w.trim.as_ref()),
+            over: (p.duration_s <= MAX_DURATION_S)
+                .then_some(("the phase's duration_s", p.duration_s)),
+            duration_s: w.duration_s,
+        };
+        part.own(out);
+        part.max_within(p, "the phase's", out);
+        let at = format!("{}.duration_s", part.at);
+        out.extend(w.duration_s.and_then(|s| not_longer(at, s, whole)));
+    }
+}
+
+/// Each worker's I/Os against its share of a byte bound (`params.worker_parts[k].ops`, as the plan deals
+/// it): at most its share, all of it when the phase ran to its bound without a failed I/O; and a fill's
+/// worker wrote at most `params.passes` × its part (`span_bytes`).
+fn dealt_counts(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let to_bound = p.completed
+        && !p.steady_state.as_ref().is_some_and(|s| s.ended_phase)
+        && p.errors.as_ref().is_none_or(|e| e.total == 0);
+    for (k, (w, part)) in p.workers.iter().zip(&q.worker_parts).enumerate() {
+        let at = |what: &str| format!("phases[{i}].workers[{k}].{what}");
+        let dirs = dirs_of(&w.read, &w.write, w.trim.as_ref());
+        let (ops, bytes) = dirs.iter().fold((0u128, 0u128), |(o, b), (_, d)| {
+            (o + u128::from(d.ops), b + u128::from(d.bytes))
+        });
+        let names = match w.trim {
+            Some(_) => "read.ops + write.ops + trim.ops",
+            None => "read.ops + write.ops",
+        };
+        if let Some(n) = part.ops.map(u128::from) {
+            let wrong = ops > n || (to_bound && ops < n);
+            if wrong {
+                let rule = match to_bound {
+                    true => "all of it in a phase that ran to its bound without a failed I/O",
+                    false => "at most that",
+                };
+                out.push(Violation {
+                    path: format!("phases[{i}].workers[{k}]"),
+                    expected: format!(
+                        "{names} = {ops} I/Os, not its share of the phase's bound, params.worker_parts[{k}].ops {n}: {rule}"
+                    ),
+                });
+                continue;
+            }
+        }
+        let most = q
+            .passes
+            .map(|n| u128::from(n) * u128::from(part.span_bytes));
+        if let Some(most) = most.filter(|&m| bytes > m) {
+            out.push(Violation {
+                path: at("write.bytes"),
+                expected: format!(
+                    "{bytes} B written, more than params.passes {} × its part params.worker_parts[{k}].span_bytes {} = {most} B: a fill's worker writes its part only",
+                    q.passes.unwrap_or(0),
+                    part.span_bytes
+                ),
+            });
+        }
+    }
 }
 
 /// The parts as the plan deals them out for the phase's recorded parameters, when it records them all.

@@ -590,7 +590,9 @@ fn record(
         )
     });
     pr.measured_started_at = o.measured_started_at.clone();
-    pr.series_t0_unix_ns = o.t0_unix_ns;
+    // Not before the phase's start, whatever the wall clock did meanwhile (`results::times_check`).
+    let started = crate::launch::parse_rfc3339(&pr.started_at).ok();
+    pr.series_t0_unix_ns = (o.t0_unix_ns).map(|t| started.map_or(t, |s| t.max(s)));
     if !crate::engine::recording_off() {
         pr.latency_histograms = Some(crate::results::LatencyHistograms {
             read: lat[Direction::Read].buckets(),

@@ -70,17 +70,20 @@ pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 
-/// Now, as the end of the run `r`: not before any time it recorded (its start, each phase's), so that a
+/// Now, as the end of the run `r`: not before any time it recorded (its start, each phase's start and last
+/// completion), so that a
 /// wall clock stepped back during the run (NTP) writes no end before them, which `wkrun validate` refuses
 /// (`results::possible`).
 fn end_time(r: &Results) -> String {
     let now = now_rfc3339();
     let ns = |t: &str| crate::launch::parse_rfc3339(t).ok();
     let recorded = std::iter::once(&r.started_at).chain(r.phases.iter().map(|p| &p.started_at));
-    recorded.fold(now, |end, t| match (ns(t), ns(&end)) {
+    let end = recorded.fold(now, |end, t| match (ns(t), ns(&end)) {
         (Some(t_ns), Some(end_ns)) if t_ns > end_ns => t.clone(),
         _ => end,
-    })
+    });
+    // Nor before a phase's last completion.
+    crate::results::times_check::not_before(end, crate::results::times_check::last_end(&r.phases))
 }
 
 /// How a phase ended, as its runner reports it.
@@ -625,6 +628,9 @@ fn run_phase(ctx: &mut Ctx<'_>, phase: &PhasePlan) -> PhaseEnd {
     ctx.obs
         .phase_start(phase.index, ctx.plan.phases.len(), phase);
     let mut pr = phase_result(phase);
+    // Not before the phase before it ended, whatever the wall clock did meanwhile.
+    let before = crate::results::times_check::last_end(&ctx.results.phases);
+    pr.started_at = crate::results::times_check::not_before(pr.started_at, before);
     // Said on the console at the start of the run ([`observer::grouped`]).
     pr.warnings.extend(phase.warnings.iter().cloned());
     // The held target is used whatever its path names now; a path that moved is worth a word.

@@ -1106,6 +1106,87 @@ fn check_io_shape(at: &At, p: &PhaseSpec) -> Option<RuleError> {
         .or_else(|| check_interval_count(at, p))
         .or_else(|| check_multiples(at, p))
         .or_else(|| check_sectors(at, p))
+        .or_else(|| check_direct_sizes(at, p))
+        .or_else(|| check_span_parts(at, p))
+}
+
+/// The smallest logical block size a target has (a sector): O_DIRECT I/O of a size no target's logical
+/// block size divides is refused on every target.
+pub const MIN_LOGICAL_BLOCK: u64 = 512;
+
+/// With O_DIRECT (`direct`, true by default), block sizes of whole 512-byte sectors
+/// ([`MIN_LOGICAL_BLOCK`]): the plan's rule (`plan::direct_misaligned`) on the target's own logical block
+/// size, which is a multiple of it on every target.
+fn check_direct_sizes(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    if !p.direct.unwrap_or(true) {
+        return None;
+    }
+    let b = crate::plan::direct_misaligned(used_block_sizes(p), MIN_LOGICAL_BLOCK)?;
+    Some(at.key(
+        "block_size",
+        format!(
+            "block_size {} ({b} B) is not a multiple of {MIN_LOGICAL_BLOCK} B, which every target's logical block size is, and O_DIRECT requires"
+        , crate::units::Size(b)),
+        Some("use a multiple of 512 B, or direct = false"),
+    ))
+}
+
+/// A span in bytes (`span = "8KiB"`) too small for its partitioned workers on every target ([`parts_fit`]
+/// of the span: the plan's rounding to whole blocks only makes it smaller). A restored image's parts are
+/// the plan's (the image's size).
+fn check_span_parts(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let Some(Amount::Bytes(len)) = p.span.one() else {
+        return None;
+    };
+    let workers = p.workers.filter(|w| (2..=MAX_WORKERS as i64).contains(w))? as u64;
+    if p.kind == PhaseKind::RestoreImage || p.workers_split == Some(WorkersSplit::Shared) {
+        return None;
+    }
+    let sizes = used_block_sizes(p);
+    let (unit, largest) = (*sizes.iter().min()?, *sizes.iter().max()?);
+    let (message, help) = parts_fit(p, workers, len, (unit, largest))?;
+    Some(at.key("workers", message, Some(help)))
+}
+
+/// Whether `n` partitioned workers each get a part holding one block of the largest size (`largest`) when
+/// the phase `p`'s span (a restored image) of `len` bytes is cut into whole blocks of `unit` (the smallest
+/// size): `None` when they do, else the message and its help. The one rule of the plan (on the resolved
+/// span) and of the spec's rules (on a span in bytes).
+pub fn parts_fit(
+    p: &PhaseSpec,
+    n: u64,
+    len: u64,
+    (unit, largest): (u64, u64),
+) -> Option<(String, &'static str)> {
+    let unit = unit.max(1);
+    let blocks = len.div_ceil(unit);
+    let smallest_part = (blocks / n.max(1)) * unit;
+    if smallest_part >= largest {
+        return None;
+    }
+    let restore = p.kind == PhaseKind::RestoreImage;
+    let what = if restore { "image" } else { "span" };
+    let plural = if blocks == 1 { "" } else { "s" };
+    let need =
+        "with workers_split = \"partitioned\" each worker needs a part of at least one block";
+    let message = match blocks < n {
+        true => format!(
+            "workers = {n} is more than the {what}'s {blocks} block{plural} of {unit} B allow: {need}"
+        ),
+        false => format!(
+            "workers = {n} cut the {what}'s {blocks} block{plural} of {unit} B into parts of at least {} block(s), {smallest_part} B, less than the largest block size, {largest} B: {need} of the largest size",
+            blocks / n
+        ),
+    };
+    let help = match restore {
+        true => "use fewer workers (an image is cut into parts of whole blocks, one per worker)",
+        false if pattern_and_coverage(p) == (Pattern::Random, Coverage::Uniform) => {
+            "use fewer workers, a larger span, or workers_split = \"shared\" (each worker draws from the whole span)"
+        }
+        // Shared workers would each visit every block (check_workers_split).
+        false => "use fewer workers or a larger span",
+    };
+    Some((message, help))
 }
 
 /// A workload's `steady_round` and `aggregate`: whole multiples of its interval.

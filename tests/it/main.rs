@@ -84,6 +84,7 @@ mod report;
 mod report_charts;
 mod report_style;
 mod resources;
+mod results_held;
 mod results_room;
 mod results_size;
 mod robust;

@@ -215,7 +215,7 @@ fn file_target_lbs() -> u64 {
 
 /// Every bad spec of the table, with its error. `lbs`: the file target's logical block size.
 fn bad_specs(lbs: u64) -> Vec<Bad> {
-    vec![
+    let mut rows = vec![
         // Unknown and misspelled keys, at every level and in every phase kind.
         bad("top-unknown.toml", format!("format = 1\nbogus = true\n[spec]\nname = \"t\"\nversion = \"1\"\n{ERASE}"),
             ":2:1: bogus: unknown key `bogus`")
@@ -472,15 +472,24 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
             .help("give rate_iops = N, or { read = N, write = M, total = T }; omit rate_iops for no cap"),
         bad("cap-reads.toml", line8("rate_iops = { read = 100 }"),
             ":8:1: phase[0] \"w\".rate_iops: rate_iops caps reads at 100/s, and this phase issues no reads (read_percent = 0): the cap would pace nothing and the phase would run uncapped"),
+        // Attack 28 F6: refused by the plan on every target, once passed by validate and export.
+        bad("span-workers.toml", line8("block_size = \"4KiB\"\nspan = \"8KiB\"\nworkers = 4"),
+            ":10:1: phase[0] \"w\".workers: workers = 4 is more than the span's 2 blocks of 4096 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block")
+            .help("use fewer workers, a larger span, or workers_split = \"shared\" (each worker draws from the whole span)"),
+        bad("span-workers-fill.toml", spec("[[phase]]\nname = \"f\"\nkind = \"fill\"\nworkers = 3\nblock_size = \"4KiB\"\nspan = \"8KiB\"\n"),
+            ":8:1: phase[0] \"f\".workers: workers = 3 is more than the span's 2 blocks of 4096 B allow: with workers_split = \"partitioned\" each worker needs a part of at least one block")
+            .help("use fewer workers or a larger span"),
+        bad("span-workers-mix.toml", line8("block_size = { \"4KiB\" = 50, \"6KiB\" = 50 }\npattern = \"random\"\nspan = \"12KiB\"\nworkers = 2"),
+            ":11:1: phase[0] \"w\".workers: workers = 2 cut the span's 3 blocks of 4096 B into parts of at least 1 block(s), 4096 B, less than the largest block size, 6144 B: with workers_split = \"partitioned\" each worker needs a part of at least one block of the largest size")
+            .help("use fewer workers, a larger span, or workers_split = \"shared\" (each worker draws from the whole span)"),
+        bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
+            ":9:1: phase[0] \"w\".block_size: block_size 1000B (1000 B) is not a multiple of 512 B, which every target's logical block size is, and O_DIRECT requires")
+            .help("use a multiple of 512 B, or direct = false"),
         // Trial 27 L4: fio's [global] habit, a phase key in [defaults], says where the key goes.
         bad("defaults-duration.toml", spec(&format!("[defaults]\nduration = \"5s\"\n{ERASE}")),
             ":6:1: defaults.duration: unknown key `duration`")
             .help("`duration` is a [[phase]] key (kinds: workload), and [defaults] takes only the keys every I/O phase shares: set `duration` in each [[phase]] that uses it (fio's [global] options go to each job)"),
         // Found at plan time, against the target (a file of TARGET_LEN bytes) or the spec's folder.
-        bad("bs-1000-direct.toml", sized("block_size = \"1000B\""),
-            format!(":9:1: phase[0] \"w\".block_size: block_size 1000B (1000 B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))
-            .help(format!("use a multiple of {lbs} B, or direct = false"))
-            .at_plan(),
         bad("offset-32-direct.toml", sized("offset = \"32B\""),
             format!(":9:1: phase[0] \"w\".offset: offset 32 B is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))
             .at_plan(),
@@ -490,7 +499,17 @@ fn bad_specs(lbs: u64) -> Vec<Bad> {
         bad("image-missing.toml", spec("[[phase]]\nname = \"restore\"\nkind = \"restore-image\"\nimage = \"missing.img\"\nblock_size = \"4KiB\"\n"),
             ":8:1: phase[0] \"restore\".image: cannot read the image missing.img: No such file or directory (os error 2)")
             .at_plan(),
-    ]
+    ];
+    // Whole sectors that are not whole logical blocks of this target (a file system of 4 KiB ones): the
+    // plan's alone. (A size of no whole sector is refused by the rules: bs-1000-direct.)
+    if lbs > 512 {
+        let b = lbs + 512;
+        rows.push(bad("bs-sectors-direct.toml", sized(&format!("block_size = \"{b}B\"")),
+            format!(":9:1: phase[0] \"w\".block_size: block_size {b}B ({b} B) is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"))
+            .help(format!("use a multiple of {lbs} B, or direct = false"))
+            .at_plan());
+    }
+    rows
 }
 
 #[test]
@@ -1028,9 +1047,9 @@ fn c02_unaligned_direct_io_on_a_4096_byte_sector_device_is_refused_at_plan_time(
             true,
         ),
         (
-            "c02-bs1000.toml",
-            "block_size = \"1000B\"",
-            "block_size: block_size 1000B (1000 B)",
+            "c02-bs1536.toml",
+            "block_size = \"1536B\"",
+            "block_size: block_size 1536B (1536 B)",
             true,
         ),
         (
@@ -1120,7 +1139,7 @@ fn block_device_needs_allow_destroy_naming_that_device() {
 #[test]
 fn plan_errors_of_every_phase_are_reported() {
     let d = tempdir();
-    let body = "[[phase]]\nname = \"a\"\nkind = \"workload\"\nblock_size = \"3000B\"\nread_percent = 0\nduration = \"1s\"\n\
+    let body = "[[phase]]\nname = \"a\"\nkind = \"workload\"\nspan = \"2GiB\"\nread_percent = 0\nduration = \"1s\"\n\
                 [[phase]]\nname = \"b\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n\
                 [[phase]]\nname = \"c\"\nkind = \"workload\"\nworkers = 4\nread_percent = 0\nduration = \"1s\"\n";
     write_file(d.path(), "s.toml", &spec_text("pe", body));
@@ -1137,7 +1156,7 @@ fn plan_errors_of_every_phase_are_reported() {
             errors,
             [
                 format!(
-                    "error: s.toml:{a}:1: phase[0] \"a\".block_size: block_size 3000B (3000 B) is not a multiple of the target's logical block size (512 B), which O_DIRECT requires"
+                    "error: s.toml:{a}:1: phase[0] \"a\".span: offset 0 B + span 2147483648 B = 2147483648 B is past the end of the target (1073741824 B)"
                 ),
                 format!(
                     "error: s.toml:{c}:1: phase[2] \"c\".workers: workers = 4: the simulated drive runs one worker (its virtual clock is one submitter's)"

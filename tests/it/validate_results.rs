@@ -33,7 +33,7 @@ fn older(v: &mut serde_json::Value) {
 }
 
 /// `dir/r/results.json` changed by `edit`, written beside it (its series CSVs are its) as `dir/r/NAME.json`.
-fn tampered(dir: &Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
+pub(crate) fn tampered(dir: &Path, name: &str, edit: impl Fn(&mut serde_json::Value)) -> String {
     let mut v = results(&dir.join("r"));
     edit(&mut v);
     let file = format!("r/{name}.json");
@@ -399,7 +399,7 @@ fn results_an_older_wkrun_wrote_still_validate() {
 }
 
 /// `wkrun validate WHAT` in `dir` exits 0.
-fn validates(dir: &Path, what: &str) {
+pub(crate) fn validates(dir: &Path, what: &str) {
     let (c, _, e) = code_out_err(&wkrun(dir, &["validate", what]));
     assert_eq!(c, 0, "{e}");
 }
@@ -2105,7 +2105,7 @@ fn a_mixed_run(dir: &Path) {
 }
 
 /// The spec `name` of `body` run on a new 16 MiB file, `dir/t.img`, into `dir/r` (exit 0).
-fn a_file_run(dir: &Path, name: &str, body: &str) {
+pub(crate) fn a_file_run(dir: &Path, name: &str, body: &str) {
     let file = format!("{name}.toml");
     write_file(dir, &file, &spec_text(name, body));
     let args = [
