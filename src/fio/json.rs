@@ -319,6 +319,7 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
     }
     let stopped = super::status::terminated(text);
     let mut found = Vec::new();
+    let mut files = Vec::new();
     for (index, clones) in clone_groups(&objs, globals).into_iter().enumerate() {
         match phase(index, clones, globals, &started) {
             Ok(mut p) => {
@@ -326,6 +327,7 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
                     stop(&mut p, clones, globals, (sig, line));
                 }
                 phases.push(p);
+                files.push(opt(clones[0].1, globals, "filename"));
             }
             Err(e) => found.extend(e),
         }
@@ -333,6 +335,7 @@ fn results(file: &str, bytes: &[u8], text: &str) -> Result<Results, Vec<String>>
     if !found.is_empty() {
         return Err(found);
     }
+    together(&mut phases, &files, elapsed_s(jobs));
     distinct_names(&mut phases);
     for p in &mut phases {
         p.warnings.extend(status_note.clone());
@@ -464,17 +467,51 @@ fn when(obj: &Map<String, Value>, jobs: &[Value]) -> (String, String) {
     let Some(end_ms) = end_ms.filter(|&t| t > 0) else {
         return (String::new(), String::new());
     };
-    let elapsed_s = jobs
-        .iter()
-        .filter_map(|j| j.get("elapsed").and_then(Value::as_u64))
-        .max()
-        .unwrap_or(0);
+    let elapsed_s = elapsed_s(jobs);
     let at = |ms: u64| crate::launch::rfc3339_ns(ms.saturating_mul(1_000_000));
     (
         at(end_ms.saturating_sub(elapsed_s.saturating_mul(1000))),
         at(end_ms),
     )
 }
+
+/// fio's `elapsed`: the whole seconds from its start to its report, rounded up (the longest of the jobs'; 0
+/// when fio gives none).
+fn elapsed_s(jobs: &[Value]) -> u64 {
+    (jobs.iter())
+        .filter_map(|j| j.get("elapsed").and_then(Value::as_u64))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The warning of `phases` (each on its file of `files`, as its job names it) that cannot all have run one
+/// after another (attack 28 F7): fio runs a job without `stonewall` at the same time as the ones before it,
+/// `new_group` only starting a group of its report, and its JSON lists neither when bare, so each group read
+/// as a phase looked sequential. Phases that ran one after another fit in fio's `elapsed` (whole seconds,
+/// rounded up, [`elapsed_s`]); when their durations add up to more (with the room fio's start leaves, 100 ms
+/// and 1 % of the elapsed time, as [`super::status`] takes it), some ran at the same time, on one target
+/// where they all name one file. Each phase then warns that its figures may be under another's load (which
+/// phases overlapped, fio's JSON does not say); `wkrun import fio` refuses such jobs.
+fn together(phases: &mut [PhaseResult], files: &[Option<&str>], elapsed_s: u64) {
+    if phases.len() < 2 || elapsed_s == 0 || files.iter().any(|f| *f != files[0]) {
+        return;
+    }
+    let ran_ms: f64 = phases.iter().map(|p| p.duration_s * 1000.0).sum();
+    let room_ms = elapsed_s as f64 * 1000.0;
+    if ran_ms <= room_ms + 100.0 + room_ms / 100.0 {
+        return;
+    }
+    let w = format!(
+        "{TOGETHER}{} phases read here ran {ran_ms:.0} ms in all, more than fio's elapsed {elapsed_s} s from its start to its report, so they did not run one after another: some ran at the same time on one target (fio runs a job without stonewall beside the ones before it, new_group or not, and its JSON lists neither flag when bare), which ones fio's JSON does not say; their figures are under each other's load (`wkrun import fio` refuses jobs that run at the same time on one target)",
+        phases.len()
+    );
+    for p in phases {
+        p.warnings.push(w.clone());
+    }
+}
+
+/// How the warning of phases that ran at the same time ([`together`]) begins.
+const TOGETHER: &str = "phases that ran at the same time: the ";
 
 /// Gives each phase a name of its own. fio names a job's report after the job, and two different jobs may
 /// share a name (or one job may run again, stonewalled), where a run's phases each have theirs: `compare`
@@ -1787,9 +1824,13 @@ fn shape(
     }
     let think = think_time(p, j, g);
     match rate_cap(p, j, g) {
-        Ok((rate, mix)) => {
+        Ok((rate, mix, ignored)) => {
             p.rate_iops = rate;
-            think.into_iter().chain(capped_mix(p, mix)).collect()
+            think
+                .into_iter()
+                .chain(capped_mix(p, mix))
+                .chain(ignored)
+                .collect()
         }
         Err(why) => think.into_iter().chain([why]).collect(),
     }
@@ -1878,21 +1919,30 @@ const RATE_UNREAD: &str = "fio's rate cap";
 /// `rate_process`, mapped as `wkrun import fio` maps them ([`crate::fio::import::rate_total`]: a byte rate
 /// over the block size, or a block-size mix's mean size; fio takes `rate` over `rate_iops` for a direction
 /// both cap; the directions the job does, `rwmixread=100` reads only; its `numjobs` jobs' caps multiplied,
-/// then rounded); `None` without a cap. A cap the import refuses (a cap on trims of a job that trims, a
-/// `rate` that is no whole number of I/Os per second of one size, a mix's rounded beyond 5 %, a mix under
-/// fio's random map, a `rate` with block sizes the options do not give) is the warning naming it, the
-/// parameter absent (attack 27: `rate=1m` was not read, so compare showed a capped job as an uncapped one),
-/// as is a cap on a job whose directions are unknown.
+/// then rounded; a job of trims only, its cap on trims as the total cap, `{"total":N}`); `None` without a
+/// cap; beside it, the warning of a cap's part on trims fio ignored (a job that does not trim, attack 28 F9).
+/// A cap the import refuses (a cap on trims of a job that also writes, a `rate` that is no whole number of
+/// I/Os per second of one size, a mix's rounded beyond 5 %, a mix under fio's random map, a `rate` with
+/// block sizes the options do not give) is the warning naming it, the parameter absent (attack 27: `rate=1m`
+/// was not read, so compare showed a capped job as an uncapped one), as is a cap on a job whose directions
+/// are unknown.
 fn rate_cap(
     p: &PhaseParams,
     j: &Map<String, Value>,
     g: Option<&Map<String, Value>>,
-) -> Result<(Option<crate::vocab::Rate>, crate::fio::import::CapsMix), String> {
+) -> Result<
+    (
+        Option<crate::vocab::Rate>,
+        crate::fio::import::CapsMix,
+        Option<String>,
+    ),
+    String,
+> {
     use crate::fio::import::job::{Job, Rw, flag};
     use crate::fio::import::shape::Block;
     let given = ["rate", "rate_iops"].map(|k| opt(j, g, k).map(|v| (k, v)));
     if given.iter().all(Option::is_none) {
-        return Ok((None, crate::fio::import::CapsMix::Rwmix));
+        return Ok((None, crate::fio::import::CapsMix::Rwmix, None));
     }
     let text = (given.iter().flatten())
         .map(|(k, v)| format!("{k}={v}"))
@@ -1947,10 +1997,8 @@ fn rate_cap(
     job.poisson = opt(j, g, "rate_process").map(str::trim) == Some("poisson");
     for (k, v) in given.into_iter().flatten() {
         let at = job.at.clone();
-        match job.set_rate(k, v, kb_base(j, g, k), &at) {
-            Ok(None) => {}
-            Ok(Some(why)) => return Err(refused(why)),
-            Err(e) => return Err(refused(format!("{k}: {e}"))),
+        if let Err(e) = job.set_rate(k, v, kb_base(j, g, k), &at) {
+            return Err(refused(format!("{k}: {e}")));
         }
     }
     let block = match (&p.block_size_mix, p.block_size_bytes) {
@@ -1960,14 +2008,25 @@ fn rate_cap(
         (None, None) if job.rate_bytes.0 == [None; 2] => Block::One(4096),
         (None, None) => return Err(refused("the job's block size is unknown".into())),
     };
-    let ([read, write], mix) = crate::fio::import::rate_total(&job, &block).map_err(refused)?;
-    let rate = (read.is_some() || write.is_some()).then_some(crate::vocab::Rate {
-        total: None,
-        read,
-        write,
-    });
-    Ok((rate, mix))
+    // fio's JSON lists no bare flag (`norandommap` without `=1`, attack 28 F13): a job that does not list
+    // it may have had it.
+    let unlisted = opt(j, g, "norandommap").is_none()
+        && crate::fio::import::shape::mix_under_random_map(&job, &block, &job.at).is_some();
+    let (rate, mix, ignored) = crate::fio::import::rate_total(&job, &block).map_err(|why| match unlisted {
+        true => format!(
+            "{RATE_UNREAD} ({text}) is not read: whether the job had norandommap is unknown (fio's JSON does not list bare flags: write norandommap=1), and without it `wkrun import fio` refuses it ({why}), so params.rate_iops is absent (compare shows it as -, as a job without a cap)"
+        ),
+        false => refused(why),
+    })?;
+    Ok((
+        rate,
+        mix,
+        ignored.map(|why| format!("{RATE_TRIMS_IGNORED}{why}")),
+    ))
 }
+
+/// How the warning of a cap on trims fio ignored ([`rate_cap`]) begins.
+const RATE_TRIMS_IGNORED: &str = "fio's rate cap is read without its part on trims: ";
 
 /// The `kb_base` (1024 or 1000) fio read job `j`'s size option `key` with (its own, else the global one,
 /// `g`), as the importer reads it ([`crate::fio::jobfile`]): fio applies a job file's section `kb_base`
@@ -2058,9 +2117,10 @@ pub fn buffered_job(w: &str) -> bool {
 
 /// The warning of a phase whose fio job ran on an engine wkrun has not (`falloc`, `posixaio`, `mmap`):
 /// `params.engine` is absent, and [`other_engine`] reads the engine's name back from it, so that `compare`
-/// shows the engines apart (trial 19 F6).
+/// shows the engines apart (trial 19 F6), as the warning says (trial 28 L5: it said only that the engine
+/// was absent, beside compare's `engine=falloc`).
 fn engine_warning(name: &str) -> String {
-    format!("{ENGINE_SAID}{name}{ENGINE_END}")
+    format!("{ENGINE_SAID}{name}{ENGINE_END}, and compare shows it by fio's name, engine={name}")
 }
 
 const ENGINE_SAID: &str = "fio's job ran on its engine ";
@@ -2071,7 +2131,7 @@ const ENGINE_END: &str = ", which wkrun has not: params.engine is absent";
 pub fn other_engine(p: &PhaseResult) -> Option<&str> {
     p.warnings
         .iter()
-        .find_map(|w| w.strip_prefix(ENGINE_SAID)?.strip_suffix(ENGINE_END))
+        .find_map(|w| Some(w.strip_prefix(ENGINE_SAID)?.split_once(ENGINE_END)?.0))
 }
 
 /// fio's `sync` option as the flag each write carried: `1` or `sync` is `RWF_SYNC`'s, `dsync` `RWF_DSYNC`'s

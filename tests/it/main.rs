@@ -41,6 +41,7 @@ mod fio_region;
 mod fio_side;
 mod fio_steady;
 mod fio_trial;
+mod fio_trim29;
 mod fio_trimsync;
 mod fiohabits;
 mod first_hour;

@@ -21,6 +21,20 @@ pub struct Rw {
     pub trim: bool,
 }
 
+/// The part of fio's `rate_iops` or `rate` that caps trims ([`Job::trim_rates`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrimRate {
+    /// Where the option was written.
+    pub at: Place,
+    /// The option as written: `rate_iops=100,100,50`.
+    pub text: String,
+    /// The cap per job: I/Os per second (`rate_iops`) or bytes per second (`rate`).
+    pub cap: u64,
+    /// Whether the value writes a third part (`100,100,50`, `,,300`), a cap on trims of its own; `100` and
+    /// `100,200` cap trims with the part they give reads and writes too.
+    pub own: bool,
+}
+
 /// A block size of one direction: one size, a weighted mix, or a range.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Blocks {
@@ -153,10 +167,9 @@ pub struct Job {
     pub latency_percentile: f64,
     /// `rate` per direction, bytes per second per job, and where, with its value as written.
     pub rate_bytes: ([Option<u64>; 2], Option<(Place, String)>),
-    /// The `rate_iops` and `rate` (in that order) that cap trims (the value's third part, else its last),
-    /// each where and as written (`rate_iops=100`): wkrun has no cap on trims, so a job that trims refuses
-    /// them.
-    pub trim_rates: [Option<(Place, String)>; 2],
+    /// The `rate_iops` and `rate` (in that order) that cap trims (the value's third part, else its last):
+    /// what the import's rate rule makes of them depends on the job's directions (a job of trims only: its cap).
+    pub trim_rates: [Option<TrimRate>; 2],
     /// `ioengine` as fio names it, and where.
     pub engine: (String, Option<Place>),
     /// `direct` (or not `buffered`).
@@ -212,30 +225,35 @@ impl Job {
         ]
     }
 
+    /// Whether the job does trims only (`rw=trim`, `rw=randtrim`), which a cap on trims caps.
+    pub fn trims_only(&self) -> bool {
+        self.rw.trim && !self.rw.read && !self.rw.write
+    }
+
     /// Sets fio's rate cap `name` (`rate_iops` or `rate`) to `v` (sizes in `kb`), written at `at`, as the
-    /// import and the JSON reader read it; `Some(why)` when the import refuses the value (a cap on trims
-    /// unlike its others).
+    /// import and the JSON reader read it: the caps of reads and writes, and the part that caps trims
+    /// ([`Job::trim_rates`]).
     ///
     /// # Errors
     /// A part that is not a number.
-    pub fn set_rate(
-        &mut self,
-        name: &str,
-        v: &str,
-        kb: u64,
-        at: &Place,
-    ) -> Result<Option<String>, String> {
+    pub fn set_rate(&mut self, name: &str, v: &str, kb: u64, at: &Place) -> Result<(), String> {
         let caps = rate_caps(v, kb)?;
-        if let Some(why) = trim_cap(v) {
-            return Ok(Some(why));
-        }
+        let trim = trim_part(v)
+            .map(|t| value::int(t, kb))
+            .transpose()?
+            .filter(|&n| n > 0);
         let which = usize::from(name == "rate");
-        self.trim_rates[which] = trim_part(v).map(|_| (at.clone(), format!("{name}={}", v.trim())));
+        self.trim_rates[which] = trim.map(|cap| TrimRate {
+            at: at.clone(),
+            text: format!("{name}={}", v.trim()),
+            cap,
+            own: v.split(',').nth(2).is_some_and(|t| !t.trim().is_empty()),
+        });
         match which {
             0 => (self.rate_iops, self.rate_iops_at) = (caps, Some(at.clone())),
             _ => self.rate_bytes = (caps, Some((at.clone(), v.trim().to_string()))),
         }
-        Ok(None)
+        Ok(())
     }
 
     /// fio's defaults.
@@ -657,9 +675,7 @@ fn map_time(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome, S
         "name" => job.name = v.trim().to_string(),
         "description" => job.description = Some(v.trim().to_string()),
         "rate_iops" | "rate" => {
-            if let Some(why) = job.set_rate(name, v, kb, at)? {
-                return Ok(Outcome::Refuse(why));
-            }
+            job.set_rate(name, v, kb, at)?;
         }
         "rate_process" => match v.trim() {
             "linear" => job.poisson = false,
@@ -709,14 +725,6 @@ fn trim_part(v: &str) -> Option<&str> {
     let parts: Vec<&str> = v.split(',').map(str::trim).collect();
     let part = parts.get(2).or(parts.last()).copied()?;
     (!part.is_empty() && part != "0").then_some(part)
-}
-
-/// Why the import refuses fio's `rate_iops` or `rate` value `v`: a cap on trims unlike its others (wkrun's
-/// caps are for reads and writes); `None` when it has none.
-fn trim_cap(v: &str) -> Option<String> {
-    let parts = value::directions(v);
-    (parts[2].is_some_and(|t| t != "0") && parts[..2] != parts[1..])
-        .then(|| "a cap on trims; wkrun's rate caps are for reads and writes".into())
 }
 
 /// A flag: no value, or 0 or 1.

@@ -6,6 +6,7 @@ use super::job::{Blocks, Job, Remark};
 use super::shape::{Block, remark};
 use crate::fio::Place;
 use crate::fio::mix_rate::{MixRate, Ratio};
+use crate::vocab::Rate;
 
 /// How far (percent) rounding may move a cap of a block-size mix before the import is refused: fio's own
 /// rate over a run is off its average by the sampled sizes' mean (4k/50:64k/50 at 59 I/Os/s for 4 s, 236
@@ -14,39 +15,41 @@ const MIX_RATE_SLACK_PCT: f64 = 5.0;
 
 /// fio's rate cap of one job as fio paces it.
 struct FioRate {
-    /// Bytes per second per direction the job does: `rate`, or `rate_iops` × the smallest block size.
-    bps: [Option<u64>; 2],
+    /// Bytes per second per direction the job does (reads, writes, trims): `rate`, or `rate_iops` × the
+    /// smallest block size.
+    bps: [Option<u64>; 3],
     /// Which of them are fio's `rate` (bytes), not `rate_iops`.
-    from_rate: [bool; 2],
+    from_rate: [bool; 3],
     /// The I/Os per second fio gives per direction ([`MixRate::ios_of_bytes`]).
-    ios: [Option<Ratio>; 2],
+    ios: [Option<Ratio>; 3],
     /// The options as written: `rate_iops=500`, `rate=10m,5m`.
     text: String,
     /// Where (the `rate` line when it caps a direction, else the `rate_iops` line).
     at: Place,
 }
 
-/// The job's caps as the I/Os per second fio gives one job per direction, exact (wkrun's `rate_iops` for
-/// its jobs is [`Ratio::cap`] of them: multiplied, then rounded), and the read share of a mixed job under
-/// them ([`rate_mix`], noted where it is not `read_percent`). fio's caps become the I/Os per second fio gives ([`MixRate::ios_of_bytes`]): exact for
+/// The job's caps as the I/Os per second fio gives one job per direction (reads, writes, trims), exact
+/// (wkrun's `rate_iops` for its jobs is [`Ratio::cap`] of them: multiplied, then rounded, [`spec_rate`]),
+/// and the read share of a mixed job under them ([`rate_mix`], noted where it is not `read_percent`). fio's caps become the I/Os per second fio gives ([`MixRate::ios_of_bytes`]): exact for
 /// one block size, or with Poisson arrivals; on average, rounded, with a note giving the numbers, for a
 /// block-size mix evenly paced (refused when rounding moves a cap by more than [`MIX_RATE_SLACK_PCT`]); a
 /// `rate` that is no whole number of I/Os per second of one size for the job's `numjobs` is refused
-/// (`--lossy`: rounded). A cap on trims of a job that trims is refused: wkrun has none.
+/// (`--lossy`: rounded). A cap on trims is the cap of a job of trims only, refused beside writes, and
+/// ignored, noted, on a job that does not trim ([`trim_rates`]).
 pub(super) fn caps(
     job: &Job,
     block: &Block,
     read_percent: u64,
     notes: &mut Vec<Remark>,
     refused: &mut Vec<Remark>,
-) -> ([Option<Ratio>; 2], CapsMix) {
-    trim_rates(job, refused);
+) -> ([Option<Ratio>; 3], CapsMix) {
+    notes.extend(trim_rates(job, refused));
     let m = match block {
         Block::One(b) => MixRate::of(&[(*b, 1)]),
         Block::Mix(v) => MixRate::of(v),
     };
     let Some((m, fio)) = m.and_then(|m| Some((m, fio_rate(job, &m)?))) else {
-        return ([None; 2], CapsMix::Rwmix);
+        return ([None; 3], CapsMix::Rwmix);
     };
     let mix = matches!(block, Block::Mix(_));
     match (job.poisson, mix) {
@@ -62,16 +65,32 @@ pub(super) fn caps(
     (fio.ios, mix)
 }
 
-/// The refusal of each option that caps a job's trims ([`Job::trim_rates`]): attack 27 F1, `rw=randtrim
-/// rate_iops=100` ran 100 trims/s in fio and, imported without its cap, 45,625 in wkrun.
-fn trim_rates(job: &Job, refused: &mut Vec<Remark>) {
-    for (at, text) in job.trim_rates.iter().flatten().filter(|_| job.rw.trim) {
-        refused.push(remark(
-            at,
-            text.clone(),
-            "a cap on trims (this job trims, and fio caps its trims too); wkrun's rate caps are for reads and writes",
-        ));
+/// What fio's cap on trims ([`Job::trim_rates`]) is to the job, one rule for the import and the JSON reader
+/// ([`total`]). A job of trims only ([`Job::trims_only`]) has it as its cap ([`fio_rate`]), which wkrun's
+/// total cap is (it paces trims: fio 3.33 `rw=randtrim` with `rate_iops=100` ran 100.3 trims/s, with
+/// `100,,300` 299.85). A job that trims and writes (fio's `trimwrite`, read from its JSON) caps each
+/// direction, which wkrun's caps cannot (its per-direction caps leave trims uncapped, a total cap paces
+/// both together): refused, each option (attack 27 F1). A job that does not trim: fio ignores the part,
+/// and a value that writes one of its own (`rate_iops=100,100,50` on `rw=randrw`, attack 28 F9) is the
+/// note returned; its reads' and writes' caps are read.
+fn trim_rates(job: &Job, refused: &mut Vec<Remark>) -> Option<Remark> {
+    if job.rw.trim && !job.trims_only() {
+        for t in job.trim_rates.iter().flatten() {
+            refused.push(remark(
+                &t.at,
+                t.text.clone(),
+                "a cap on trims of a job that also writes (fio caps its trims and its writes each); wkrun's per-direction caps are for reads and writes, and its total cap paces every I/O together",
+            ));
+        }
     }
+    let own = job.trim_rates.iter().flatten().find(|t| t.own);
+    own.filter(|_| !job.rw.trim).map(|t| {
+        remark(
+            &t.at,
+            t.text.clone(),
+            "fio applies the value's third part to trims only, and this job does not trim: fio ignores it, as the import does (the value's caps on reads and writes are read)",
+        )
+    })
 }
 
 /// The read share fio realises in a mixed job under its caps ([`rate_mix`]).
@@ -110,17 +129,22 @@ impl CapsMix {
 /// (without `--lossy`), each refused option as written and why; evenly paced, a block-size mix under fio's
 /// random map ([`super::shape::mix_under_random_map`]) too; with the read share fio realises under the caps
 /// ([`rate_mix`], the import's rule). How fio's JSON output is read ([`crate::fio::json`]) with the import's
-/// rules.
-pub(crate) fn total(job: &Job, block: &Block) -> Result<([Option<u64>; 2], CapsMix), String> {
+/// rules: the cap ([`spec_rate`]), the read share, and the note of a cap on trims fio ignores
+/// ([`trim_rates`]), `` `rate_iops=100,100,50`: fio applies ... ``.
+pub(crate) fn total(
+    job: &Job,
+    block: &Block,
+) -> Result<(Option<Rate>, CapsMix, Option<String>), String> {
     let (mut notes, mut refused) = (Vec::new(), Vec::new());
     let (ours, mix) = caps(job, block, job.rwmixread, &mut notes, &mut refused);
     // Poisson arrivals count I/Os whatever their sizes (fio 3.33, rate=16m with the mix under its random
     // map: 4056 I/Os/s for 4096): the sizes fio draws move only evenly paced bytes' I/Os.
-    if ours != [None; 2] && !job.poisson {
+    if ours != [None; 3] && !job.poisson {
         refused.extend(super::shape::mix_under_random_map(job, block, &job.at));
     }
+    let ignored = trim_rates(job, &mut Vec::new()).map(|r| format!("`{}`: {}", r.text, r.why));
     match refused.is_empty() {
-        true => Ok((ours.map(|r| r.map(|r| r.cap(job.numjobs))), mix)),
+        true => Ok((spec_rate(ours, job.numjobs), mix, ignored)),
         false => Err((refused.iter())
             .map(|r| format!("`{}`: {}", r.text, r.why))
             .collect::<Vec<_>>()
@@ -130,16 +154,19 @@ pub(crate) fn total(job: &Job, block: &Block) -> Result<([Option<u64>; 2], CapsM
 
 /// fio's caps of the directions the job does; `None` without one.
 fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
+    if job.trims_only() {
+        return trims_rate(job, m);
+    }
     let used = job.directions();
     let (bytes, written) = &job.rate_bytes;
-    let mut bps = [None; 2];
-    let mut from_rate = [false; 2];
+    let mut bps = [None; 3];
+    let mut from_rate = [false; 3];
     for d in (0..2).filter(|&d| used[d]) {
         // fio takes `rate` over `rate_iops` for a direction both cap.
         bps[d] = bytes[d].or(job.rate_iops[d].map(|c| m.bytes_of_cap(c)));
         from_rate[d] = bytes[d].is_some();
     }
-    if bps == [None, None] {
+    if bps == [None; 3] {
         return None;
     }
     let mut text = Vec::new();
@@ -161,6 +188,47 @@ fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
     })
 }
 
+/// The cap of a job of trims only ([`trim_rates`]): its `rate` part, else its `rate_iops` part (fio takes
+/// `rate` over `rate_iops`, as for reads and writes).
+fn trims_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
+    let (t, from_rate) = match &job.trim_rates {
+        [_, Some(t)] => (t, true),
+        [Some(t), None] => (t, false),
+        [None, None] => return None,
+    };
+    let bps = match from_rate {
+        true => t.cap,
+        false => m.bytes_of_cap(t.cap),
+    };
+    Some(FioRate {
+        bps: [None, None, Some(bps)],
+        from_rate: [false, false, from_rate],
+        ios: [None, None, Some(m.ios_of_bytes(bps, job.poisson))],
+        text: t.text.clone(),
+        at: t.at.clone(),
+    })
+}
+
+/// wkrun's `rate_iops` for `jobs` jobs capped at `caps` I/Os per second each ([`caps`]: reads, writes,
+/// trims), each [`Ratio::cap`]: a cap on trims (a job of trims only) is the total cap, which paces them;
+/// `None` without a cap. What `wkrun import fio` writes and fio's JSON reader records.
+pub(crate) fn spec_rate(caps: [Option<Ratio>; 3], jobs: u64) -> Option<Rate> {
+    let [read, write, trim] = caps.map(|c| c.map(|r| r.cap(jobs)));
+    match (read, write, trim) {
+        (None, None, None) => None,
+        (_, _, Some(t)) => Some(Rate {
+            total: Some(t),
+            read: None,
+            write: None,
+        }),
+        _ => Some(Rate {
+            total: None,
+            read,
+            write,
+        }),
+    }
+}
+
 /// Each capped direction's conversion for the job's `numjobs` jobs together, `reads 500 × 4096 / 34816 =
 /// 58.82, rounded to 59 (+0.3 %)` (`reads 3 jobs × 2901333 / 34816 = …` for several; `/ divisor`, or `⌊…⌋`
 /// with `floor`), and the largest move rounding makes, percent.
@@ -171,7 +239,7 @@ fn said(job: &Job, fio: &FioRate, m: &MixRate, divisor: &str, floor: bool) -> (V
         1 => String::new(),
         n => format!("{n} jobs × "),
     };
-    for (d, dir) in ["reads", "writes"].into_iter().enumerate() {
+    for (d, dir) in ["reads", "writes", "trims"].into_iter().enumerate() {
         let (Some(b), Some(r)) = (fio.bps[d], fio.ios[d]) else {
             continue;
         };
@@ -312,7 +380,7 @@ fn rate_mix(job: &Job, read_percent: u64, fio: &FioRate) -> CapsMix {
     if job.directions() != [true; 2] {
         return CapsMix::Rwmix;
     }
-    let [Some(r), Some(w)] = fio.ios else {
+    let [Some(r), Some(w), _] = fio.ios else {
         let ours = fio.ios.map(|r| r.map(|r| r.nearest().max(1)));
         return one_capped(read_percent, ours)
             .map_or(CapsMix::Rwmix, |why| CapsMix::Device { why });
@@ -353,12 +421,12 @@ fn caps_text(caps: [Option<u64>; 2]) -> String {
 
 /// Why a mixed job capped in one direction only does not run `rwmixread`: fio issues the other direction
 /// whenever the capped one is ahead of its cap, so the uncapped direction runs at the device's speed; wkrun
-/// keeps `read_percent` exact, so the cap holds the other direction to its share. `ours`: wkrun's caps;
-/// `None` without one cap, or a share of 0 or 100.
-fn one_capped(read_percent: u64, ours: [Option<u64>; 2]) -> Option<String> {
+/// keeps `read_percent` exact, so the cap holds the other direction to its share. `ours`: wkrun's caps
+/// (reads, writes, trims); `None` without one cap, or a share of 0 or 100.
+fn one_capped(read_percent: u64, ours: [Option<u64>; 3]) -> Option<String> {
     let (cap, capped, other, pct) = match ours {
-        [Some(c), None] => (c, "reads", "writes", read_percent),
-        [None, Some(c)] => (c, "writes", "reads", 100 - read_percent),
+        [Some(c), None, _] => (c, "reads", "writes", read_percent),
+        [None, Some(c), _] => (c, "writes", "reads", 100 - read_percent),
         _ => return None,
     };
     if pct == 0 || pct == 100 {

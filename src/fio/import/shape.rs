@@ -79,9 +79,9 @@ pub struct Shape {
     pub bound: Bound,
     /// Unmeasured lead-in, µs.
     pub ramp_us: Option<u64>,
-    /// Rate caps per direction of one job, I/Os per second as fio gives them, exact (the phase's
-    /// `rate_iops` is [`Ratio::cap`] of them for its workers).
-    pub rate: [Option<Ratio>; 2],
+    /// Rate caps per direction of one job (reads, writes, trims), I/Os per second as fio gives them, exact
+    /// (the phase's `rate_iops` is [`Ratio::cap`] of them for its workers, `rate::spec_rate`).
+    pub rate: [Option<Ratio>; 3],
     /// Poisson arrivals at the caps' rates (`rate_process=poisson` with a cap).
     pub poisson: bool,
     /// Think time, µs, and the I/Os between think times (`thinktime`, `thinktime_blocks`).

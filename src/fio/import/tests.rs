@@ -1357,57 +1357,93 @@ fn sqthread_poll_is_sq_poll_on_io_uring() {
     );
 }
 
-/// Attack 27 F1: a cap on a job that trims caps its trims (fio 3.33, `rw=randtrim --rate_iops=100`: 100.3
-/// trims/s; `rate=1m`: 255.9), and wkrun has no cap on trims: refused, naming the option and its line, as
-/// `rate_iops=,,100` is; `--lossy` drops it with the comment of every dropped option. The part that caps
-/// trims is the third, else the last written (`100,200`: 200; `100,` none).
+/// A cap on a job of trims only caps its trims (fio 3.33, `rw=randtrim`: `rate_iops=100` 100.3 trims/s,
+/// `rate=1m` 255.9, `100,,300` 299.85): wkrun's total cap, which paces trims (attack 27 F1 had it refused).
+/// The part that caps trims is the third, else the last written (`100,200`: 200; `100,` none). `wkrun export
+/// fio` writes a total of 500 over 2 workers as `rate_iops=0,0,250` per job: that imports back as 500. A
+/// byte rate that is no whole number of trims per second is refused as a read's or write's is.
 #[test]
-fn a_cap_on_a_trim_job_is_refused() {
+fn a_cap_on_a_trim_job_is_its_total_cap() {
     let job = |rate: &str| {
         format!("[t]\nfilename=f\nsize=64m\nrw=randtrim\nbs=4k\n{rate}\ntime_based\nruntime=3\n")
     };
-    let why = "a cap on trims (this job trims, and fio caps its trims too); wkrun's rate caps are for reads and writes (--lossy drops it, with a comment in the spec)";
-    for (rate, text) in [
-        ("rate_iops=100", "rate_iops=100"),
-        ("rate=1m", "rate=1m"),
-        ("rate_iops=100,200", "rate_iops=100,200"),
-        ("rate_iops=,200", "rate_iops=,200"),
+    for (rate, cap) in [
+        ("rate_iops=100", "100"),
+        ("rate=1m", "256"),
+        ("rate_iops=100,200", "200"),
+        ("rate_iops=,200", "200"),
+        ("rate_iops=,,100", "100"),
+        ("rate_iops=100,,300", "300"),
+        ("rate_iops=0,0,250\nnumjobs=2", "500"),
+        ("rate=1m,,2m", "512"),
+        ("rate_iops=100\nrate=,,2m", "512"),
     ] {
-        let err = import_text(&job(rate), false).expect_err(rate);
-        assert_eq!(err, vec![format!("j.fio:6: {text}: {why}")], "{rate}");
+        let out = import_text(&job(rate), false).unwrap_or_else(|e| panic!("{rate}: {e:?}"));
+        let (ps, _) = phases(&out.text);
+        assert_eq!(
+            (
+                ps[0]["rate_iops"].to_string(),
+                ps[0]["trim_percent"].as_integer()
+            ),
+            (cap.to_string(), Some(100)),
+            "{rate}"
+        );
+        assert_eq!(
+            out.notes.iter().filter(|n| n.contains("rate")).count(),
+            0,
+            "{rate}: {:?}",
+            out.notes
+        );
     }
-    // rate_iops=,,100 is a cap on trims unlike the others, refused as before, once.
-    let err = import_text(&job("rate_iops=,,100"), false).expect_err("refused");
-    assert_eq!(
-        err,
-        vec![
-            "j.fio:6: rate_iops=,,100: a cap on trims; wkrun's rate caps are for reads and writes (--lossy drops it, with a comment in the spec)"
-        ]
-    );
     // No cap on trims: imported, no cap.
     for rate in ["rate_iops=100,", "rate_iops=100,0"] {
         let (ps, _) = phases(&import_text(&job(rate), false).expect(rate).text);
         assert_eq!(ps[0].get("rate_iops"), None, "{rate}");
         assert_eq!(ps[0]["trim_percent"].as_integer(), Some(100));
     }
-    let out = import_text(&job("rate_iops=100"), true).expect("--lossy");
-    let (ps, _) = phases(&out.text);
-    assert_eq!(ps[0].get("rate_iops"), None);
+    let err = import_text(&job("rate=1000000"), false).expect_err("refused");
     assert_eq!(
-        out.dropped,
+        err,
         vec![
-            "j.fio:6: rate_iops=100: a cap on trims (this job trims, and fio caps its trims too); wkrun's rate caps are for reads and writes"
+            "j.fio:6: rate=1000000: fio paces a job's bytes per second and issues a 4096 B I/O when the bytes before it are due, so it issues rate / 4096 I/Os per second per job: trims 1000000 / 4096 = 244.14, rounded to 244 (-0.1 %); wkrun's rate_iops is a whole number of I/Os per second, at least 1 (--lossy: rounded) (with a comment in the spec)"
         ]
-    );
-    assert!(
-        out.text
-            .contains("# dropped (--lossy): j.fio:6: rate_iops=100: a cap on trims"),
-        "{}",
-        out.text
     );
     // A read job's rate_iops=100 caps its reads alone.
     let read = job("rate_iops=100").replace("randtrim", "randread");
     assert_eq!(first(&read)["rate_iops"].to_string(), "{ read = 100 }");
+}
+
+/// Attack 28 F9: a cap's part on trims on a job that does not trim (`rw=randrw`, `rate_iops=100,100,50`):
+/// fio ignores it, so the caps on reads and writes are read, with a note; the import refused the cap.
+#[test]
+fn a_cap_on_trims_of_a_job_without_trims_is_ignored_with_a_note() {
+    let job = |rate: &str| {
+        format!("[t]\nfilename=f\nsize=64m\nrw=randrw\nbs=4k\n{rate}\ntime_based\nruntime=3\n")
+    };
+    let out = import_text(&job("rate_iops=100,100,50"), false).expect("imports");
+    let (ps, _) = phases(&out.text);
+    assert_eq!(
+        ps[0]["rate_iops"].to_string(),
+        "{ read = 100, write = 100 }"
+    );
+    assert_eq!(
+        out.notes
+            .iter()
+            .filter(|n| n.contains("rate_iops="))
+            .collect::<Vec<_>>(),
+        [
+            "j.fio:6: rate_iops=100,100,50: fio applies the value's third part to trims only, and this job does not trim: fio ignores it, as the import does (the value's caps on reads and writes are read)"
+        ]
+    );
+    // Without a part of its own (one value for every direction), nothing to say.
+    let out = import_text(&job("rate_iops=100"), false).expect("imports");
+    assert_eq!(
+        out.notes
+            .iter()
+            .filter(|n| n.contains("third part"))
+            .count(),
+        0
+    );
 }
 
 /// Attack 27 F4: `rw=randrw` with `rwmixread=100` does reads only (fio 3.33 with `rate_iops=100`: 100.3

@@ -6,7 +6,7 @@ use super::schedule::{Phase, Schedule};
 use super::shape::{Block, Bound, Shape};
 use crate::fio::value::Size;
 use crate::units::{Duration, fmt_bytes};
-use crate::vocab::DataPattern;
+use crate::vocab::{DataPattern, Rate};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -114,13 +114,16 @@ fn workload(p: &Phase) -> Vec<Entry> {
     if let Some(r) = sh.ramp_us {
         k.push(("ramp", duration_us(r)));
     }
-    let caps: Vec<String> = ["read", "write"]
-        .iter()
-        .zip(sh.rate)
-        .filter_map(|(d, c)| Some(format!("{d} = {}", c?.cap(w))))
-        .collect();
-    if !caps.is_empty() {
-        k.push(("rate_iops", format!("{{ {} }}", caps.join(", "))));
+    match super::rate::spec_rate(sh.rate, w) {
+        Some(Rate { total: Some(t), .. }) => k.push(("rate_iops", t.to_string())),
+        Some(r) => {
+            let caps: Vec<String> = [("read", r.read), ("write", r.write)]
+                .into_iter()
+                .filter_map(|(d, c)| Some(format!("{d} = {}", c?)))
+                .collect();
+            k.push(("rate_iops", format!("{{ {} }}", caps.join(", "))));
+        }
+        None => {}
     }
     if sh.poisson {
         k.push(("rate_process", s("poisson")));
