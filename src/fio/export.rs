@@ -26,6 +26,9 @@ pub struct Exported {
     pub cannot: Vec<String>,
     /// Where fio runs a phase otherwise than wkrun, and how.
     pub differs: Vec<String>,
+    /// How many of the spec's phases are jobs of the job file: 0 when every phase is left out, and the job
+    /// file runs nothing (attack 28 F4: `wkrun export fio` then exits 2, writing nothing).
+    pub phases: usize,
 }
 
 /// The default target's size (wkrun-target.img) when the spec names none.
@@ -69,6 +72,7 @@ pub fn export_sized(
         text: String::new(),
         cannot: Vec::new(),
         differs: Vec::new(),
+        phases: 0,
     };
     let t = cli.or(s.file.target.as_ref());
     let mut files = files_of(t, cli.is_some(), &mut e);
@@ -76,8 +80,12 @@ pub fn export_sized(
         f.measured = z.filter(|_| f.size.is_none());
     }
     refuse_unreadable(s, &files)?;
-    // `[target] size` is the size of a file wkrun would create; a simulated drive's file has its own.
-    let t_size = t.and_then(|t| t.size).map(|z| z.0);
+    // `[target] size` is the size of a file wkrun would create, and a run ignores it where every file
+    // exists (a file or device measured, a simulated drive's file of its own size).
+    let made = files
+        .iter()
+        .any(|f| f.size.is_none() && f.measured.is_none());
+    let t_size = t.and_then(|t| t.size).map(|z| z.0).filter(|_| made);
     let file_size = match files.as_slice() {
         [one] => one.size.or(t_size),
         _ => t_size,
@@ -104,11 +112,15 @@ pub fn export_sized(
     let mut all_sized = true;
     // Every exported job is on fio's null engine, which lays out no file.
     let mut diskless = true;
+    // An exported job's region is in bytes of its target's size ([`of_the_size`]).
+    let mut relative = false;
     for (i, p) in s.phases.iter().enumerate() {
         let p = with_defaults(p, &defaults);
         let Some(bodies) = bodies((s, i, &p), on, &files, t_size, &mut e) else {
             continue;
         };
+        e.phases += 1;
+        relative |= bodies.iter().any(|b| of_the_size(&p, b));
         sized |= bodies.iter().any(|b| sets_size(b));
         all_sized &= bodies.iter().all(|b| sets_size(b));
         diskless &= bodies.iter().all(|b| b.starts_with(NULL_ENGINE));
@@ -138,9 +150,9 @@ pub fn export_sized(
     let one = |z: u64| format!("filesize={}\n", fio_size(z));
     let each = file_size.filter(|_| sized && files.len() == 1);
     jobs = jobs.replace(FILESIZE, &each.map(one).unwrap_or_default());
-    for f in files.iter().filter(|_| sized) {
+    for f in files.iter().filter(|_| relative) {
         if let Some(z) = f.measured {
-            e.differs.push(format!("{} {} exists: the jobs' regions are in bytes of its size at export, {} (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again", f.key, f.path, fmt_bytes(z)));
+            e.differs.push(format!("{} {} exists: the jobs' regions are in bytes of its size at export, {}, as the plan resolves them (a percentage rounded to whole blocks, workers' parts of whole blocks: fio's percentages of the file it finds are not on those blocks, and its null engine opens no file); on a file or device of another size, export again", f.key, f.path, fmt_bytes(z)));
         }
     }
     if let Some(z) = file_size.filter(|_| sized && all_sized && !diskless) {
@@ -210,6 +222,15 @@ const FILESIZE: &str = "\u{0}filesize\n";
 
 /// How a job on fio's null engine starts (its first option).
 const NULL_ENGINE: &str = "ioengine=null\n";
+
+/// Whether the job `body` of phase `p` has a region in bytes of its target's size: an offset in percent, or
+/// a `size=` of a span in percent or of the whole target (workers' parts of it, a null engine's region).
+/// Where the size is known, [`region`] writes those in bytes; where it is not, such a phase keeps its
+/// percentages or is not exported.
+fn of_the_size(p: &PhaseSpec, body: &str) -> bool {
+    let percent = |a: Option<Amount>| matches!(a, Some(Amount::Percent(_)));
+    percent(p.offset) || (sets_size(body) && !matches!(p.span.one(), Some(Amount::Bytes(_))))
+}
 
 /// Whether a job's options set fio's `size`, its region (beside `filesize` only its amount of I/O).
 fn sets_size(body: &str) -> bool {
@@ -1306,6 +1327,72 @@ expect = "header"
         );
     }
 
+    /// Attack 28 F4: on an existing target of 104,869,888 B, the attack's e1 (offset 10 %, span 30 %, 3
+    /// workers of 4 KiB; a fill of 10 MiB over 3 workers of 64 KiB) and e2 (offset 1 MiB, span 20 %, 3
+    /// workers, on 64 MiB) are the plan's bytes: e1's [10489856, 41947136) in 3 parts of 10 MiB, e2's
+    /// [1048576, 14467072) in 3 parts of 1092 blocks (4368 KiB; 20 % of 64 MiB is 13,421,772.8 B, down to
+    /// 3276 blocks). The `exists:` line stands only where a region is in bytes of the size (not for spans
+    /// in bytes), the spec's `[target] size` is not the existing file's, and `phases` counts the jobs.
+    #[test]
+    fn regions_on_an_existing_target_are_the_plans_bytes() {
+        let spec = |phases: &str| {
+            let text = format!(
+                "format = 1\n[spec]\nname = \"e\"\nversion = \"1\"\n[target]\npath = \"t.img\"\nsize = \"15MiB\"\n[defaults]\nengine = \"libaio\"\nblock_size = \"4KiB\"\nworkers = 3\n{phases}"
+            );
+            crate::spec::load_str(Path::new("e.toml"), &text).expect("spec")
+        };
+        let w = |offset: &str, span: &str| {
+            format!(
+                "[[phase]]\nname = \"w\"\nkind = \"workload\"\noffset = \"{offset}\"\nspan = \"{span}\"\nread_percent = 0\nduration = \"2s\"\n"
+            )
+        };
+        let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\nspan = \"10MiB\"\noffset = \"7MiB\"\n";
+        let exists = |e: &Exported| {
+            e.differs
+                .iter()
+                .filter(|d| d.starts_with("target.path t.img exists: "))
+                .count()
+        };
+        // The phases exported on t.img of `size` (measured; `None`: to create), whose job holds `region`
+        // and no filesize.
+        let on = |phases: &str, size: Option<u64>, region: &str| {
+            let e = export_sized(&spec(phases), None, &[size]).expect("exports");
+            assert!(
+                e.text.contains(region) && !e.text.contains("filesize="),
+                "{region}: {}",
+                e.text
+            );
+            e
+        };
+        let e = on(
+            &format!("{}{}", w("10%", "30%"), fill),
+            Some(104_869_888),
+            "\n[w]\nioengine=libaio\ndirect=1\nrw=randwrite\nnorandommap=1\nbs=4k\niodepth=1\noffset=10244k\nsize=10m\nnumjobs=3\noffset_increment=10m\nruntime=2s\n",
+        );
+        assert!(!e.text.contains('%'), "{}", e.text);
+        assert_eq!((e.phases, exists(&e), e.cannot.len()), (1, 1, 1), "{e:?}");
+        let e2 = w("1MiB", "20%");
+        let e = on(
+            &e2,
+            Some(64 << 20),
+            "\noffset=1m\nsize=4368k\nnumjobs=3\noffset_increment=4368k\n",
+        );
+        assert_eq!((e.phases, exists(&e), e.cannot.len()), (1, 1, 0), "{e:?}");
+        // Spans in bytes do not depend on the file's size: no `exists:` line.
+        let bytes = w("1MiB", "12MiB");
+        let region = "\noffset=1m\nsize=4m\nnumjobs=3\noffset_increment=4m\n";
+        let e = on(&bytes, Some(64 << 20), region);
+        assert_eq!((e.phases, exists(&e)), (1, 0), "{e:?}");
+        // Not measured (a file to create): the spec's size, 15 MiB, is the file's (20 %: 768 blocks).
+        let region = "\noffset=1m\nsize=1m\nnumjobs=3\noffset_increment=1m\n";
+        on(&e2, None, region);
+        // Every phase left out: no job.
+        let none = spec(fill);
+        let e = export_sized(&none, None, &[Some(64 << 20)]).expect("exports");
+        assert_eq!((e.phases, e.cannot.len()), (0, 1), "{e:?}");
+        assert!(!e.text.contains("\n[f]\n"), "{}", e.text);
+    }
+
     #[test]
     fn an_existing_target_of_known_size_is_in_bytes() {
         let text = "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"/dev/loop9\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nqueue_depth = 8\n[[phase]]\nname = \"nul\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 100\nworkers = 2\nspan = \"50%\"\nduration = \"1s\"\n";
@@ -1325,7 +1412,7 @@ expect = "header"
         assert_eq!(
             e.differs.last().map(String::as_str),
             Some(
-                "target.path /dev/loop9 exists: the jobs' regions are in bytes of its size at export, 256MiB (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again"
+                "target.path /dev/loop9 exists: the jobs' regions are in bytes of its size at export, 256MiB, as the plan resolves them (a percentage rounded to whole blocks, workers' parts of whole blocks: fio's percentages of the file it finds are not on those blocks, and its null engine opens no file); on a file or device of another size, export again"
             )
         );
         let e = export(&s).expect("exports");
