@@ -6,6 +6,7 @@
 //! file as comments.
 
 use crate::fio::mix_rate::MixRate;
+use crate::plan::{self, ByteRange, StreamShape, span::ResolvedSpan};
 use crate::spec::keys::with_defaults;
 use crate::spec::{
     BlockSize, DataPattern, Engine, LoadedSpec, OnError, One, Pattern, PhaseKind, PhaseSpec,
@@ -200,7 +201,10 @@ fn bodies(
     for f in files {
         let before = (e.differs.len(), e.cannot.len());
         let size = f.size.or(f.measured).or(t_size);
-        let body = job(p, on, (size, &|z| crate::plan::phase_span(s, i, z)), e);
+        let planned = |z: u64| -> Result<(ResolvedSpan, Option<StreamShape>), String> {
+            Ok((plan::phase_span(s, i, z)?, plan::phase_shape(s, i, z)))
+        };
+        let body = job(p, on, (size, &planned), e);
         if !bodies.is_empty() {
             e.differs.truncate(before.0);
             // One reason the phase is not exported.
@@ -776,10 +780,10 @@ fn region(
     let span = p
         .span
         .one()
-        .map(|s| in_bytes(s, resolved.as_ref().map(|r| r.len)));
+        .map(|s| in_bytes(s, resolved.as_ref().map(|r| r.0.len)));
     let offset = match p
         .offset
-        .map(|o| in_bytes(o, resolved.as_ref().map(|r| r.start)))
+        .map(|o| in_bytes(o, resolved.as_ref().map(|r| r.0.start)))
         .filter(|o| *o != Amount::Bytes(0))
     {
         None => None,
@@ -796,7 +800,7 @@ fn region(
     };
     // The whole file from the offset: in bytes when the file's size is known.
     let whole = || match &resolved {
-        Some(r) => Amount::Bytes(r.len),
+        Some(r) => Amount::Bytes(r.0.len),
         None => Amount::Percent(crate::units::Percent(100_000_000)),
     };
     let null = p.engine.one() == Some(Engine::Null);
@@ -812,7 +816,10 @@ fn region(
         // fio's null engine opens no file: its region is stated whole (trial 27 M2).
         (false, None) if null => fio_amount(whole()),
         (false, None) => None,
-        (true, s) => match split(s.unwrap_or_else(whole), jobs, block_unit(p)) {
+        (true, s) => match resolved.as_ref().and_then(|r| r.1).map_or_else(
+            || split(s.unwrap_or_else(whole), jobs, block_unit(p)),
+            |shape| dealt(&shape, (jobs, block_unit(p)), &p.name, e),
+        ) {
             Ok(v) => Some(v),
             Err(why) => {
                 e.cannot.push(format!("phase {}: {why}", p.name));
@@ -878,6 +885,35 @@ fn split(s: Amount, jobs: u64, unit: Option<u64>) -> Result<String, String> {
     ))
 }
 
+/// Each of `jobs` equal parts of the phase as the plan deals it to that many workers ([`plan::deal_workers`]
+/// of its `shape`: the span, or a sequential phase's first blocks when it is bounded to less than a pass,
+/// attack 28 F4), in bytes, when they are as long and follow each other from the span's start (parts of
+/// less than the span said in `e.differs`: fio's JSON reads them as the span); else [`split`]'s reason for
+/// the bytes dealt.
+fn dealt(
+    shape: &StreamShape,
+    (jobs, unit): (u64, Option<u64>),
+    name: &str,
+    e: &mut Exported,
+) -> Result<String, String> {
+    let of = u32::try_from(jobs).unwrap_or(u32::MAX);
+    let parts = plan::deal_workers(shape, of, WorkersSplit::Partitioned);
+    let len = parts.first().map_or(0, |w| w.range.len);
+    let at = |k: usize| shape.range.start + k as u64 * len;
+    let total: u64 = parts.iter().map(|w| w.range.len).sum();
+    let equal = parts
+        .iter()
+        .enumerate()
+        .all(|(k, w)| w.range == ByteRange { start: at(k), len });
+    if len == 0 || !equal {
+        return split(Amount::Bytes(total), jobs, unit);
+    }
+    if total < shape.range.len {
+        e.differs.push(format!("phase {name}: a sequential pass bounded to less than the span writes its first {}, dealt to the {jobs} jobs in parts of {} as to wkrun's workers: fio's regions are those parts, so its JSON reads the span as {}, not {}", fmt_bytes(total), fmt_bytes(len), fmt_bytes(total), fmt_bytes(shape.range.len)));
+    }
+    Ok(fio_size(len))
+}
+
 /// The unit wkrun cuts a phase's span into for its workers: its block size (the kind's default), a mix's
 /// smallest size; `None` for a matrix of them.
 fn block_unit(p: &PhaseSpec) -> Option<u64> {
@@ -889,8 +925,9 @@ fn block_unit(p: &PhaseSpec) -> Option<u64> {
     }
 }
 
-/// The plan's span of a phase on a target of the size given ([`crate::plan::phase_span`]).
-type Planned<'a> = &'a dyn Fn(u64) -> Result<crate::plan::span::ResolvedSpan, String>;
+/// The plan's span of a phase on a target of the size given ([`crate::plan::phase_span`]), and what its
+/// workers are dealt from ([`crate::plan::phase_shape`]).
+type Planned<'a> = &'a dyn Fn(u64) -> Result<(ResolvedSpan, Option<StreamShape>), String>;
 
 /// The phase's span in bytes of a target of `file_size`, as `wkrun plan` resolves it (`plan`: a percent
 /// offset rounded up to a whole block, the span down to whole blocks); `Some(None)` when the size is
@@ -901,7 +938,7 @@ fn planned_span(
     p: &PhaseSpec,
     (file_size, plan): (Option<u64>, Planned),
     e: &mut Exported,
-) -> Option<Option<crate::plan::span::ResolvedSpan>> {
+) -> Option<Option<(ResolvedSpan, Option<StreamShape>)>> {
     let Some(f) = file_size else {
         return Some(None);
     };
@@ -1331,7 +1368,8 @@ expect = "header"
     /// workers of 4 KiB; a fill of 10 MiB over 3 workers of 64 KiB) and e2 (offset 1 MiB, span 20 %, 3
     /// workers, on 64 MiB) are the plan's bytes: e1's [10489856, 41947136) in 3 parts of 10 MiB, e2's
     /// [1048576, 14467072) in 3 parts of 1092 blocks (4368 KiB; 20 % of 64 MiB is 13,421,772.8 B, down to
-    /// 3276 blocks). The `exists:` line stands only where a region is in bytes of the size (not for spans
+    /// 3276 blocks); a sequential phase bounded to a quarter of its span, in the parts the plan deals. The
+    /// `exists:` line stands only where a region is in bytes of the size (not for spans
     /// in bytes), the spec's `[target] size` is not the existing file's, and `phases` counts the jobs.
     #[test]
     fn regions_on_an_existing_target_are_the_plans_bytes() {
@@ -1383,6 +1421,11 @@ expect = "header"
         let region = "\noffset=1m\nsize=4m\nnumjobs=3\noffset_increment=4m\n";
         let e = on(&bytes, Some(64 << 20), region);
         assert_eq!((e.phases, exists(&e)), (1, 0), "{e:?}");
+        // A sequential phase bounded to less than a pass: the plan deals its first 768 blocks (3 MiB), 1 MiB
+        // a worker, not thirds of the span.
+        let seq = "[[phase]]\nname = \"s\"\nkind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\nspan = \"12MiB\"\nsize = \"3MiB\"\n";
+        let region = "\nsize=1m\nnumjobs=3\noffset_increment=1m\nio_size=1m\n";
+        on(seq, Some(64 << 20), region);
         // Not measured (a file to create): the spec's size, 15 MiB, is the file's (20 %: 768 blocks).
         let region = "\noffset=1m\nsize=1m\nnumjobs=3\noffset_increment=1m\n";
         on(&e2, None, region);

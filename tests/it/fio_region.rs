@@ -727,10 +727,44 @@ fn a_percent_span_over_workers_is_the_plans_parts() {
     job(what);
 }
 
+/// Attack 28 F4 (found beside it): 2 workers writing 2 MiB sequentially in an 8 MiB span write the first 2
+/// MiB, 1 MiB each, as the plan deals them (a sequential phase bounded to less than a pass); export wrote
+/// `size=4m`, `offset_increment=4m`, and fio's second job wrote [4 MiB, 5 MiB), outside wkrun's worker 1's
+/// [1 MiB, 2 MiB). Now each fio job covers its worker's part once, on an existing 16 MiB file, and no byte
+/// outside the span changes.
+#[test]
+fn a_bounded_sequential_phase_is_dealt_as_the_plan_deals_it() {
+    if let Some(why) = fio_missing() {
+        return skip(
+            "fio_region::a_bounded_sequential_phase_is_dealt_as_the_plan_deals_it",
+            &why,
+        );
+    }
+    let d = tempdir();
+    std::fs::write(d.path().join("t.img"), vec![UNTOUCHED; (16 * MIB) as usize]).expect("t.img");
+    let phase = "kind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\nworkers = 2\nspan = \"8MiB\"\nsize = \"2MiB\"\n";
+    let what = "2 workers, 2 MiB of an 8 MiB span";
+    let on = ["--target", "t.img"];
+    let written = in_plans_span(d.path(), (phase, true), &on, (0, 8 * MIB), what);
+    assert_eq!(written, (16 * MIB, 0), "{what}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(
+        job.contains("\nsize=1m\nnumjobs=2\noffset_increment=1m\nio_size=1m\n"),
+        "{job}"
+    );
+    assert!(job.contains("; differs: phase w: a sequential pass bounded to less than the span writes its first 2MiB, dealt to the 2 jobs in parts of 1MiB as to wkrun's workers: fio's regions are those parts, so its JSON reads the span as 2MiB, not 8MiB\n"), "{job}");
+    let (_, out, _) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "s.toml", "--json", "--target", "t.img"],
+    ));
+    assert_eq!(planned_parts(&out).1, [(0, MIB), (MIB, 2 * MIB)]);
+}
+
 /// Exports `phase` (in `spec`'s file) on the target `on` names and runs it with real fio in `dir`: the plan
 /// (`wkrun plan --json` on the same target) resolves the span to `want`, every write of each fio job is one
 /// 4 KiB block of it, on the plan's blocks and inside one worker's part (each part covered once when
-/// `once`), and fio's JSON reads back as the plan's span. Returns the target's size after fio and how many
+/// `once`), and fio's JSON reads back as the parts' extent (the plan's span, or a bounded sequential phase's
+/// first blocks). Returns the target's size after fio and how many
 /// of its bytes outside the span are no longer [`UNTOUCHED`]; (0, 0) for a file to create.
 fn in_plans_span(
     dir: &Path,
@@ -781,11 +815,14 @@ fn in_plans_span(
     }
     taken.sort_unstable();
     assert_eq!(taken, (0..parts.len()).collect::<Vec<_>>(), "{what}");
+    // fio's JSON reads the jobs' regions, the parts' extent: the plan's span, or the first blocks a
+    // bounded sequential phase deals.
+    let dealt = (parts[0].0, parts[parts.len() - 1].1 - parts[0].0);
     let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
     let p = &r.phases[0];
     assert_eq!(
         (p.params.span_start_bytes, p.params.span_bytes),
-        (span.0, span.1 - span.0),
+        dealt,
         "{what}: {job}"
     );
     if on.contains(&"--target-size") {
