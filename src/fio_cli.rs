@@ -73,14 +73,15 @@ fn misplaced(args: &[String]) -> String {
     }
 }
 
-/// The command line's targets as `[target]`, with the size of each that exists ([`command_targets`]).
-type Targets = (TargetSection, Vec<Option<u64>>);
+/// The command line's targets as `[target]` (`None`: the spec's own), with the size of each that exists
+/// ([`command_targets`]).
+type Targets = (Option<TargetSection>, Vec<Option<u64>>);
 
-/// `wkrun export fio SPEC [--target PATH]... [--target-size SIZE] [-o FILE]`.
+/// `wkrun export fio SPEC [--target PATH]... [--target-size SIZE] [-o FILE]`. A job file that would run
+/// nothing, every phase left out, is refused: exit 2, nothing written (attack 28 F4).
 pub fn cmd_export(spec: &Path, output: Option<&Path>, a: &TargetArgs) -> Result<(), Fail> {
     let s = wkrun::spec::load_file(spec).map_err(|e| Fail(e.exit_code(), e.to_string()))?;
-    let (on, sizes) = command_targets(&s, a)?.unzip();
-    let sizes = sizes.unwrap_or_default();
+    let (on, sizes) = command_targets(&s, a)?;
     let e = wkrun::fio::export::export_sized(&s, on.as_ref(), &sizes).map_err(|e| {
         Fail(
             e.exit_code(),
@@ -90,10 +91,32 @@ pub fn cmd_export(spec: &Path, output: Option<&Path>, a: &TargetArgs) -> Result<
     for c in &e.cannot {
         err_out(&format!("not exported: {c}\n"));
     }
+    if e.phases == 0 {
+        return Err(bad(format!(
+            "{}: no phase can be exported to fio (each is said above), so the job file would run nothing; nothing was written",
+            spec.display()
+        )));
+    }
     for d in &e.differs {
         err_out(&format!("differs: {d}\n"));
     }
     write_out(output, &e.text, "job file")
+}
+
+/// Whether the spec's `[target]` names a file or block device that exists (`path`, or one of `paths` that
+/// is no simulated drive): export then reads its size as `--target` would (trial 28).
+fn names_existing(s: &LoadedSpec) -> bool {
+    let Some(t) = &s.file.target else {
+        return false;
+    };
+    let paths = t.path.iter().chain(t.paths.iter().flatten());
+    paths.filter(|p| !sim(p)).any(|p| p.exists())
+}
+
+/// Whether a target's path names a simulated drive (`sim:...`).
+fn sim(p: &Path) -> bool {
+    p.to_str()
+        .is_some_and(|t| t.starts_with(wkrun::sim::params::PREFIX))
 }
 
 /// The targets `--target` and `--target-size` give the job file, as `[target]` would (`None`: neither
@@ -102,10 +125,13 @@ pub fn cmd_export(spec: &Path, output: Option<&Path>, a: &TargetArgs) -> Result<
 /// created or written; the plan's notes go to stderr. `--target-size` is the size of a file wkrun (and
 /// fio) would create: for targets that all exist it is left out, as a run ignores it. Beside it, each
 /// target's size when it exists (a file or block device, as the plan's probe read it; `None` for one to
-/// create or a simulated drive), in the order of the targets.
-fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<Targets>, Fail> {
-    if a.target.is_empty() && a.target_size.is_none() {
-        return Ok(None);
+/// create or a simulated drive), in the order of the targets. Without either option, the spec's own targets
+/// are probed and checked the same way when one of them exists ([`names_existing`]; `None` and their
+/// sizes), else nothing is read.
+fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Targets, Fail> {
+    let own = a.target.is_empty() && a.target_size.is_none();
+    if own && !names_existing(s) {
+        return Ok((None, Vec::new()));
     }
     for p in &a.target {
         if let Some(why) = wkrun::fio::export::path_problem(&p.to_string_lossy()) {
@@ -128,14 +154,13 @@ fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<Targets>, Fa
     for n in &notes {
         err_out(&format!("note: {n}\n"));
     }
+    if own {
+        return Ok((None, sizes));
+    }
     let spec = s.file.target.clone();
     let size = match &a.target_size {
         Some(t) => Some(Size::parse(t).map_err(|e| bad(format!("--target-size: {e}")))?),
         None => spec.as_ref().and_then(|t| t.size),
-    };
-    let sim = |p: &Path| {
-        p.to_str()
-            .is_some_and(|t| t.starts_with(wkrun::sim::params::PREFIX))
     };
     let made = targets.iter().any(|t| match t {
         Some(p) => !sim(p) && !p.exists(),
@@ -159,7 +184,7 @@ fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Option<Targets>, Fa
         [one] => (section.path, section.paths, section.sim) = (Some(one.clone()), None, None),
         many => (section.path, section.paths, section.sim) = (None, Some(many.to_vec()), None),
     }
-    Ok(Some((section, sizes)))
+    Ok((Some(section), sizes))
 }
 
 /// Writes `text` to `output` (a temporary file beside it, renamed over it: a failed write leaves nothing),

@@ -183,7 +183,9 @@ enum Cmd {
         args: Vec<String>,
     },
     /// Write a fio job file running SPEC's phases (standard output, or -o FILE); what fio cannot run, or
-    /// runs otherwise, is said on stderr and in the file's comments.
+    /// runs otherwise, is said on stderr and in the file's comments. Exit 2, nothing written, when no phase
+    /// can be exported. Without --target, the spec's own target path, if it exists, is read as --target
+    /// reads it.
     Export {
         /// The format: fio.
         #[arg(value_parser = ["fio"])]

@@ -6,6 +6,7 @@
 //! file as comments.
 
 use crate::fio::mix_rate::MixRate;
+use crate::plan::{self, ByteRange, StreamShape, span::ResolvedSpan};
 use crate::spec::keys::with_defaults;
 use crate::spec::{
     BlockSize, DataPattern, Engine, LoadedSpec, OnError, One, Pattern, PhaseKind, PhaseSpec,
@@ -26,6 +27,9 @@ pub struct Exported {
     pub cannot: Vec<String>,
     /// Where fio runs a phase otherwise than wkrun, and how.
     pub differs: Vec<String>,
+    /// How many of the spec's phases are jobs of the job file: 0 when every phase is left out, and the job
+    /// file runs nothing (attack 28 F4: `wkrun export fio` then exits 2, writing nothing).
+    pub phases: usize,
 }
 
 /// The default target's size (wkrun-target.img) when the spec names none.
@@ -69,6 +73,7 @@ pub fn export_sized(
         text: String::new(),
         cannot: Vec::new(),
         differs: Vec::new(),
+        phases: 0,
     };
     let t = cli.or(s.file.target.as_ref());
     let mut files = files_of(t, cli.is_some(), &mut e);
@@ -76,8 +81,12 @@ pub fn export_sized(
         f.measured = z.filter(|_| f.size.is_none());
     }
     refuse_unreadable(s, &files)?;
-    // `[target] size` is the size of a file wkrun would create; a simulated drive's file has its own.
-    let t_size = t.and_then(|t| t.size).map(|z| z.0);
+    // `[target] size` is the size of a file wkrun would create, and a run ignores it where every file
+    // exists (a file or device measured, a simulated drive's file of its own size).
+    let made = files
+        .iter()
+        .any(|f| f.size.is_none() && f.measured.is_none());
+    let t_size = t.and_then(|t| t.size).map(|z| z.0).filter(|_| made);
     let file_size = match files.as_slice() {
         [one] => one.size.or(t_size),
         _ => t_size,
@@ -104,11 +113,15 @@ pub fn export_sized(
     let mut all_sized = true;
     // Every exported job is on fio's null engine, which lays out no file.
     let mut diskless = true;
+    // An exported job's region is in bytes of its target's size ([`of_the_size`]).
+    let mut relative = false;
     for (i, p) in s.phases.iter().enumerate() {
         let p = with_defaults(p, &defaults);
         let Some(bodies) = bodies((s, i, &p), on, &files, t_size, &mut e) else {
             continue;
         };
+        e.phases += 1;
+        relative |= bodies.iter().any(|b| of_the_size(&p, b));
         sized |= bodies.iter().any(|b| sets_size(b));
         all_sized &= bodies.iter().all(|b| sets_size(b));
         diskless &= bodies.iter().all(|b| b.starts_with(NULL_ENGINE));
@@ -138,9 +151,9 @@ pub fn export_sized(
     let one = |z: u64| format!("filesize={}\n", fio_size(z));
     let each = file_size.filter(|_| sized && files.len() == 1);
     jobs = jobs.replace(FILESIZE, &each.map(one).unwrap_or_default());
-    for f in files.iter().filter(|_| sized) {
+    for f in files.iter().filter(|_| relative) {
         if let Some(z) = f.measured {
-            e.differs.push(format!("{} {} exists: the jobs' regions are in bytes of its size at export, {} (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again", f.key, f.path, fmt_bytes(z)));
+            e.differs.push(format!("{} {} exists: the jobs' regions are in bytes of its size at export, {}, as the plan resolves them (a percentage rounded to whole blocks, workers' parts of whole blocks: fio's percentages of the file it finds are not on those blocks, and its null engine opens no file); on a file or device of another size, export again", f.key, f.path, fmt_bytes(z)));
         }
     }
     if let Some(z) = file_size.filter(|_| sized && all_sized && !diskless) {
@@ -188,7 +201,10 @@ fn bodies(
     for f in files {
         let before = (e.differs.len(), e.cannot.len());
         let size = f.size.or(f.measured).or(t_size);
-        let body = job(p, on, (size, &|z| crate::plan::phase_span(s, i, z)), e);
+        let planned = |z: u64| -> Result<(ResolvedSpan, Option<StreamShape>), String> {
+            Ok((plan::phase_span(s, i, z)?, plan::phase_shape(s, i, z)))
+        };
+        let body = job(p, on, (size, &planned), e);
         if !bodies.is_empty() {
             e.differs.truncate(before.0);
             // One reason the phase is not exported.
@@ -210,6 +226,15 @@ const FILESIZE: &str = "\u{0}filesize\n";
 
 /// How a job on fio's null engine starts (its first option).
 const NULL_ENGINE: &str = "ioengine=null\n";
+
+/// Whether the job `body` of phase `p` has a region in bytes of its target's size: an offset in percent, or
+/// a `size=` of a span in percent or of the whole target (workers' parts of it, a null engine's region).
+/// Where the size is known, [`region`] writes those in bytes; where it is not, such a phase keeps its
+/// percentages or is not exported.
+fn of_the_size(p: &PhaseSpec, body: &str) -> bool {
+    let percent = |a: Option<Amount>| matches!(a, Some(Amount::Percent(_)));
+    percent(p.offset) || (sets_size(body) && !matches!(p.span.one(), Some(Amount::Bytes(_))))
+}
 
 /// Whether a job's options set fio's `size`, its region (beside `filesize` only its amount of I/O).
 fn sets_size(body: &str) -> bool {
@@ -755,10 +780,10 @@ fn region(
     let span = p
         .span
         .one()
-        .map(|s| in_bytes(s, resolved.as_ref().map(|r| r.len)));
+        .map(|s| in_bytes(s, resolved.as_ref().map(|r| r.0.len)));
     let offset = match p
         .offset
-        .map(|o| in_bytes(o, resolved.as_ref().map(|r| r.start)))
+        .map(|o| in_bytes(o, resolved.as_ref().map(|r| r.0.start)))
         .filter(|o| *o != Amount::Bytes(0))
     {
         None => None,
@@ -775,7 +800,7 @@ fn region(
     };
     // The whole file from the offset: in bytes when the file's size is known.
     let whole = || match &resolved {
-        Some(r) => Amount::Bytes(r.len),
+        Some(r) => Amount::Bytes(r.0.len),
         None => Amount::Percent(crate::units::Percent(100_000_000)),
     };
     let null = p.engine.one() == Some(Engine::Null);
@@ -791,7 +816,10 @@ fn region(
         // fio's null engine opens no file: its region is stated whole (trial 27 M2).
         (false, None) if null => fio_amount(whole()),
         (false, None) => None,
-        (true, s) => match split(s.unwrap_or_else(whole), jobs, block_unit(p)) {
+        (true, s) => match resolved.as_ref().and_then(|r| r.1).map_or_else(
+            || split(s.unwrap_or_else(whole), jobs, block_unit(p)),
+            |shape| dealt(&shape, (jobs, block_unit(p)), &p.name, e),
+        ) {
             Ok(v) => Some(v),
             Err(why) => {
                 e.cannot.push(format!("phase {}: {why}", p.name));
@@ -857,6 +885,35 @@ fn split(s: Amount, jobs: u64, unit: Option<u64>) -> Result<String, String> {
     ))
 }
 
+/// Each of `jobs` equal parts of the phase as the plan deals it to that many workers ([`plan::deal_workers`]
+/// of its `shape`: the span, or a sequential phase's first blocks when it is bounded to less than a pass,
+/// attack 28 F4), in bytes, when they are as long and follow each other from the span's start (parts of
+/// less than the span said in `e.differs`: fio's JSON reads them as the span); else [`split`]'s reason for
+/// the bytes dealt.
+fn dealt(
+    shape: &StreamShape,
+    (jobs, unit): (u64, Option<u64>),
+    name: &str,
+    e: &mut Exported,
+) -> Result<String, String> {
+    let of = u32::try_from(jobs).unwrap_or(u32::MAX);
+    let parts = plan::deal_workers(shape, of, WorkersSplit::Partitioned);
+    let len = parts.first().map_or(0, |w| w.range.len);
+    let at = |k: usize| shape.range.start + k as u64 * len;
+    let total: u64 = parts.iter().map(|w| w.range.len).sum();
+    let equal = parts
+        .iter()
+        .enumerate()
+        .all(|(k, w)| w.range == ByteRange { start: at(k), len });
+    if len == 0 || !equal {
+        return split(Amount::Bytes(total), jobs, unit);
+    }
+    if total < shape.range.len {
+        e.differs.push(format!("phase {name}: a sequential pass bounded to less than the span writes its first {}, dealt to the {jobs} jobs in parts of {} as to wkrun's workers: fio's regions are those parts, so its JSON reads the span as {}, not {}", fmt_bytes(total), fmt_bytes(len), fmt_bytes(total), fmt_bytes(shape.range.len)));
+    }
+    Ok(fio_size(len))
+}
+
 /// The unit wkrun cuts a phase's span into for its workers: its block size (the kind's default), a mix's
 /// smallest size; `None` for a matrix of them.
 fn block_unit(p: &PhaseSpec) -> Option<u64> {
@@ -868,8 +925,9 @@ fn block_unit(p: &PhaseSpec) -> Option<u64> {
     }
 }
 
-/// The plan's span of a phase on a target of the size given ([`crate::plan::phase_span`]).
-type Planned<'a> = &'a dyn Fn(u64) -> Result<crate::plan::span::ResolvedSpan, String>;
+/// The plan's span of a phase on a target of the size given ([`crate::plan::phase_span`]), and what its
+/// workers are dealt from ([`crate::plan::phase_shape`]).
+type Planned<'a> = &'a dyn Fn(u64) -> Result<(ResolvedSpan, Option<StreamShape>), String>;
 
 /// The phase's span in bytes of a target of `file_size`, as `wkrun plan` resolves it (`plan`: a percent
 /// offset rounded up to a whole block, the span down to whole blocks); `Some(None)` when the size is
@@ -880,7 +938,7 @@ fn planned_span(
     p: &PhaseSpec,
     (file_size, plan): (Option<u64>, Planned),
     e: &mut Exported,
-) -> Option<Option<crate::plan::span::ResolvedSpan>> {
+) -> Option<Option<(ResolvedSpan, Option<StreamShape>)>> {
     let Some(f) = file_size else {
         return Some(None);
     };
@@ -1384,6 +1442,78 @@ expect = "header"
         );
     }
 
+    /// Attack 28 F4: on an existing target of 104,869,888 B, the attack's e1 (offset 10 %, span 30 %, 3
+    /// workers of 4 KiB; a fill of 10 MiB over 3 workers of 64 KiB) and e2 (offset 1 MiB, span 20 %, 3
+    /// workers, on 64 MiB) are the plan's bytes: e1's [10489856, 41947136) in 3 parts of 10 MiB, e2's
+    /// [1048576, 14467072) in 3 parts of 1092 blocks (4368 KiB; 20 % of 64 MiB is 13,421,772.8 B, down to
+    /// 3276 blocks); a sequential phase bounded to a quarter of its span, in the parts the plan deals. The
+    /// `exists:` line stands only where a region is in bytes of the size (not for spans
+    /// in bytes), the spec's `[target] size` is not the existing file's, and `phases` counts the jobs.
+    #[test]
+    fn regions_on_an_existing_target_are_the_plans_bytes() {
+        let spec = |phases: &str| {
+            let text = format!(
+                "format = 1\n[spec]\nname = \"e\"\nversion = \"1\"\n[target]\npath = \"t.img\"\nsize = \"15MiB\"\n[defaults]\nengine = \"libaio\"\nblock_size = \"4KiB\"\nworkers = 3\n{phases}"
+            );
+            crate::spec::load_str(Path::new("e.toml"), &text).expect("spec")
+        };
+        let w = |offset: &str, span: &str| {
+            format!(
+                "[[phase]]\nname = \"w\"\nkind = \"workload\"\noffset = \"{offset}\"\nspan = \"{span}\"\nread_percent = 0\nduration = \"2s\"\n"
+            )
+        };
+        let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\nspan = \"10MiB\"\noffset = \"7MiB\"\n";
+        let exists = |e: &Exported| {
+            e.differs
+                .iter()
+                .filter(|d| d.starts_with("target.path t.img exists: "))
+                .count()
+        };
+        // The phases exported on t.img of `size` (measured; `None`: to create), whose job holds `region`
+        // and no filesize.
+        let on = |phases: &str, size: Option<u64>, region: &str| {
+            let e = export_sized(&spec(phases), None, &[size]).expect("exports");
+            assert!(
+                e.text.contains(region) && !e.text.contains("filesize="),
+                "{region}: {}",
+                e.text
+            );
+            e
+        };
+        let e = on(
+            &format!("{}{}", w("10%", "30%"), fill),
+            Some(104_869_888),
+            "\n[w]\nioengine=libaio\ndirect=1\nrw=randwrite\nnorandommap=1\nbs=4k\niodepth=1\noffset=10244k\nsize=10m\nnumjobs=3\noffset_increment=10m\nruntime=2s\n",
+        );
+        assert!(!e.text.contains('%'), "{}", e.text);
+        assert_eq!((e.phases, exists(&e), e.cannot.len()), (1, 1, 1), "{e:?}");
+        let e2 = w("1MiB", "20%");
+        let e = on(
+            &e2,
+            Some(64 << 20),
+            "\noffset=1m\nsize=4368k\nnumjobs=3\noffset_increment=4368k\n",
+        );
+        assert_eq!((e.phases, exists(&e), e.cannot.len()), (1, 1, 0), "{e:?}");
+        // Spans in bytes do not depend on the file's size: no `exists:` line.
+        let bytes = w("1MiB", "12MiB");
+        let region = "\noffset=1m\nsize=4m\nnumjobs=3\noffset_increment=4m\n";
+        let e = on(&bytes, Some(64 << 20), region);
+        assert_eq!((e.phases, exists(&e)), (1, 0), "{e:?}");
+        // A sequential phase bounded to less than a pass: the plan deals its first 768 blocks (3 MiB), 1 MiB
+        // a worker, not thirds of the span.
+        let seq = "[[phase]]\nname = \"s\"\nkind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\nspan = \"12MiB\"\nsize = \"3MiB\"\n";
+        let region = "\nsize=1m\nnumjobs=3\noffset_increment=1m\nio_size=1m\n";
+        on(seq, Some(64 << 20), region);
+        // Not measured (a file to create): the spec's size, 15 MiB, is the file's (20 %: 768 blocks).
+        let region = "\noffset=1m\nsize=1m\nnumjobs=3\noffset_increment=1m\n";
+        on(&e2, None, region);
+        // Every phase left out: no job.
+        let none = spec(fill);
+        let e = export_sized(&none, None, &[Some(64 << 20)]).expect("exports");
+        assert_eq!((e.phases, e.cannot.len()), (0, 1), "{e:?}");
+        assert!(!e.text.contains("\n[f]\n"), "{}", e.text);
+    }
+
     #[test]
     fn an_existing_target_of_known_size_is_in_bytes() {
         let text = "format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n[target]\npath = \"/dev/loop9\"\n[[phase]]\nname = \"fill\"\nkind = \"fill\"\nqueue_depth = 8\n[[phase]]\nname = \"nul\"\nkind = \"workload\"\nengine = \"null\"\nread_percent = 100\nworkers = 2\nspan = \"50%\"\nduration = \"1s\"\n";
@@ -1403,7 +1533,7 @@ expect = "header"
         assert_eq!(
             e.differs.last().map(String::as_str),
             Some(
-                "target.path /dev/loop9 exists: the jobs' regions are in bytes of its size at export, 256MiB (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again"
+                "target.path /dev/loop9 exists: the jobs' regions are in bytes of its size at export, 256MiB, as the plan resolves them (a percentage rounded to whole blocks, workers' parts of whole blocks: fio's percentages of the file it finds are not on those blocks, and its null engine opens no file); on a file or device of another size, export again"
             )
         );
         let e = export(&s).expect("exports");

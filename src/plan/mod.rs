@@ -28,7 +28,7 @@ pub mod span;
 pub mod zones;
 
 pub use record::{PhaseParams, SizeWeight, WorkerPart};
-pub use resolve::{direct_misaligned, phase_span, resolve};
+pub use resolve::{direct_misaligned, phase_shape, phase_span, resolve};
 pub use rounds::RoundBlock;
 pub use show::{notes, render_text, window_notes};
 
@@ -811,20 +811,25 @@ impl PhasePlan {
     /// parts among the range's first `rest` blocks (the blocks one worker would write), a full-coverage
     /// stream's workers `rest` dealt evenly (each block of its part at most once more).
     pub fn workers(&self) -> Vec<WorkerPlan> {
-        let Some(s) = self.op_stream() else {
+        let Some(stream) = self.stream_shape() else {
             return Vec::new();
         };
         let (of, split) = self.io().map_or((1, WorkersSplit::Partitioned), |io| {
             (io.workers.max(1), io.split)
         });
-        let stream = StreamShape {
+        deal_workers(&stream, of, split)
+    }
+
+    /// What the phase's workers are dealt from ([`deal_workers`]); `None` for an erase.
+    pub fn stream_shape(&self) -> Option<StreamShape> {
+        let s = self.op_stream()?;
+        Some(StreamShape {
             range: self.range(),
             unit: s.sizes.unit(),
             order: s.order,
             total_ops: s.total_ops,
             seed: s.seed,
-        };
-        deal_workers(&stream, of, split)
+        })
     }
 
     /// The op stream of one worker: the phase's stream over the worker's part, with its seed and its share

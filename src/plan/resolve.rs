@@ -251,6 +251,29 @@ fn fill_units(spec: &LoadedSpec, t: &TargetInfo, phases: &[PhaseSpec]) -> Vec<Op
 /// # Errors
 /// Why the plan refuses the span on that capacity (its message).
 pub fn phase_span(spec: &LoadedSpec, i: usize, capacity: u64) -> Result<ResolvedSpan, String> {
+    on_capacity(spec, i, capacity, |at| {
+        let blocks = at.blocks()?;
+        at.span(blocks.size)
+    })
+}
+
+/// What the workers of phase `i` of `spec` are dealt from on a file of `capacity` bytes, as [`resolve`]
+/// plans the phase ([`super::deal_workers`] deals them): `export fio` cuts its jobs' parts by it (attack 28
+/// F4: a sequential phase bounded to less than a pass deals only its first blocks). `None` when the plan
+/// refuses the phase there, or for an erase.
+pub fn phase_shape(spec: &LoadedSpec, i: usize, capacity: u64) -> Option<super::StreamShape> {
+    on_capacity(spec, i, capacity, |at| at.resolve())
+        .ok()?
+        .stream_shape()
+}
+
+/// `f` of phase `i` of `spec` on a file of `capacity` bytes, with the phases' defaults and fill units.
+fn on_capacity<T>(
+    spec: &LoadedSpec,
+    i: usize,
+    capacity: u64,
+    f: impl FnOnce(&Phase) -> Result<T, SpecError>,
+) -> Result<T, String> {
     let target = TargetInfo::new("export", TargetKind::File, capacity, 512, 4096);
     let (keyed, units) = keyed_units(spec, &target);
     let at = Phase {
@@ -260,8 +283,7 @@ pub fn phase_span(spec: &LoadedSpec, i: usize, capacity: u64) -> Result<Resolved
         p: keyed.get(i).ok_or("no such phase")?,
         unit: units[i].clone(),
     };
-    let blocks = at.blocks().map_err(|e| e.message)?;
-    at.span(blocks.size).map_err(|e| e.message)
+    f(&at).map_err(|e| e.message)
 }
 
 /// The spec's phases with its `[defaults]`, and the unit each rounds its span to where it shares a fill's.

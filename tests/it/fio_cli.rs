@@ -339,6 +339,34 @@ fn fio_imported_spec_runs_with_its_origin() {
     assert_eq!(r["phases"][0]["read"]["ops"], 16);
 }
 
+/// Attack 28 F4: a spec none of whose phases fio can run (a mix of trims with writes; a verify phase) is
+/// refused, exit 2, with each reason and no job file (it exited 0 with a job file of no job); stdout gets
+/// nothing either. One phase that exports is enough for exit 0.
+#[test]
+fn an_export_of_no_phase_is_refused_with_exit_2() {
+    let t = tempdir();
+    let d = t.path();
+    let head = "format = 1\n[spec]\nname = \"s\"\nversion = \"1\"\n[[phase]]\nname = \"mixed\"\nkind = \"workload\"\nduration = \"1s\"\nread_percent = 50\ntrim_percent = 20\n";
+    write_file(d, "s.toml", head);
+    let (code, out, err) = code_out_err(&wkrun(d, &["export", "fio", "s.toml", "-o", "s.fio"]));
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (
+            2,
+            "",
+            "not exported: phase mixed (workload): its 20 % trims among reads and writes have no fio job: fio's rw=trim and randtrim trim only, and trimwrite trims each block before writing it\nerror: s.toml: no phase can be exported to fio (each is said above), so the job file would run nothing; nothing was written\n"
+        )
+    );
+    assert!(!d.join("s.fio").exists());
+    let (code, out, _) = code_out_err(&wkrun(d, &["export", "fio", "s.toml"]));
+    assert_eq!((code, out.as_str()), (2, ""));
+    let w = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nduration = \"1s\"\nread_percent = 0\n";
+    write_file(d, "s.toml", &format!("{head}{w}"));
+    let (code, out, err) = code_out_err(&wkrun(d, &["export", "fio", "s.toml"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\n[w]\n") && !out.contains("[mixed]"), "{out}");
+}
+
 /// `export fio -o`, `import fio -o` and `library add --library` refuse a path among /dev's device nodes
 /// as run and report refuse an output folder there, and a folder that does not exist is exit 2, not 1:
 /// nothing is written.

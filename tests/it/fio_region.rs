@@ -159,7 +159,7 @@ fn held(what: &str, w: &[(u64, u64)], (start, end): (u64, u64), once: bool) {
 /// not exist, on one that does (the spec's target: sizes in bytes of its 16 MiB), and on an existing file
 /// named with `--target` (sizes in bytes of the 16 MiB export reads, trial 27 L5): every write of
 /// every job is in the phase's span, a fill or a sequential pass covers it exactly, a missing file is
-/// created up to the end of the job's region, and fio's JSON reads back as the span.
+/// created up to the end of the job's region, and fio's JSON of a one-job phase on a new file reads back as the span.
 #[test]
 fn exported_writes_stay_in_the_span() {
     if let Some(why) = fio_missing() {
@@ -192,9 +192,10 @@ fn exported_writes_stay_in_the_span() {
             // fio's region is [offset, offset + size) only without filesize beside size.
             assert!(!(sized && job.contains("filesize=")), "{what}: {job}");
             let said = "; differs: no filesize beside a job's size (with it fio's size is only the amount of I/O and the job's region runs from its offset to the end of the file): before its first job runs, fio lays out a missing file up to the furthest end of the jobs' regions (offset + size), not at the target's 16MiB\n";
+            // An existing file is measured, the spec's own too (trial 28): fio lays out no file.
             assert_eq!(
                 job.contains(said),
-                sized && args.is_empty(),
+                sized && args.is_empty() && !exists,
                 "{what}: {job}"
             );
             let (per_job, iolog, json) = run_fio(d.path());
@@ -210,7 +211,9 @@ fn exported_writes_stay_in_the_span() {
                 if exists { 16 * MIB } else { created },
                 "{what}: {job}"
             );
-            if k.one_job && args.is_empty() {
+            // On an existing file no job states the file's size (it is measured, not written as
+            // `filesize`; trial 28): fio's JSON of a whole-file job has no span to read.
+            if k.one_job && !exists {
                 let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
                 let p = &r.phases[0].params;
                 let want = (k.span.0, k.span.1 - k.span.0);
@@ -437,7 +440,8 @@ fn workers_and_null_jobs_on_an_existing_file_in_its_bytes() {
         let len = std::fs::metadata(&img).expect("t.img").len();
         assert_eq!(len, 24 * MIB, "{}", k.name);
     }
-    // The spec's own file, whose size the job file does not state: the null phase is refused.
+    // The spec's own file when it exists is read as --target reads it (trial 28): the null phase's region
+    // is in bytes of its 24 MiB.
     write_file(
         d.path(),
         "s.toml",
@@ -447,9 +451,17 @@ fn workers_and_null_jobs_on_an_existing_file_in_its_bytes() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         err,
-        "not exported: phase w: fio's null engine opens no file, so it needs the job's region in bytes (size=, offset=; a percentage, or no size, ends the job with \"you need to specify size=\", error 22), and the job file does not state the file's size: export with --target naming the existing file or device (its size is read) or --target-size for a file to create, or give span and offset in bytes\n"
+        "differs: target.path t.img exists: the jobs' regions are in bytes of its size at export, 24MiB, as the plan resolves them (a percentage rounded to whole blocks, workers' parts of whole blocks: fio's percentages of the file it finds are not on those blocks, and its null engine opens no file); on a file or device of another size, export again\n"
     );
-    assert!(!out.contains("[w]"), "{out}");
+    assert!(out.contains("\n[w]\nioengine=null\ndirect=1\nrw=randwrite\nnorandommap=1\nbs=4k\niodepth=4\nsize=12m\nnumjobs=2\noffset_increment=12m\n"), "{out}");
+    // Not there: its size is unknown, the null phase is refused, and with it every phase: exit 2 (attack
+    // 28 F4), nothing on stdout.
+    std::fs::remove_file(&img).expect("rm t.img");
+    let (code, out, err) = code_out_err(&wkrun(d.path(), &["export", "fio", "s.toml"]));
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.starts_with(
+        "not exported: phase w: fio's null engine opens no file, so it needs the job's region in bytes (size=, offset=; a percentage, or no size, ends the job with \"you need to specify size=\", error 22), and the job file does not state the file's size: export with --target naming the existing file or device (its size is read) or --target-size for a file to create, or give span and offset in bytes\nerror: s.toml: no phase can be exported"
+    ), "{err}");
 }
 
 /// Exports phase `k` of [`ON_EXISTING`] (in `spec`'s file) on the existing 24 MiB target `on` names
@@ -468,7 +480,7 @@ fn in_parts(dir: &Path, k: &OnExisting, on: &[&str]) -> String {
     assert_eq!(code, 0, "{what}: {err}");
     assert!(!err.contains("not exported"), "{what}: {err}");
     let said = format!(
-        "differs: --target {} exists: the jobs' regions are in bytes of its size at export, 24MiB (fio takes a percentage of the file it finds, but the null engine opens no file and workers' equal parts need whole percentages); on a file or device of another size, export again\n",
+        "differs: --target {} exists: the jobs' regions are in bytes of its size at export, 24MiB, as the plan resolves them (a percentage rounded to whole blocks, workers' parts of whole blocks: fio's percentages of the file it finds are not on those blocks, and its null engine opens no file); on a file or device of another size, export again\n",
         on[1]
     );
     assert!(err.contains(&said), "{what}: {err}");
@@ -637,14 +649,7 @@ fn exported_percent_spans_are_the_plans() {
     // 10 % of 24 MiB is 2,516,582.4 B, up to block 615; 50 % is 3,072 blocks.
     let on_dev = (615 * 4096, (615 + 3072) * 4096);
     for &(name, phase, once) in PERCENT_OF_AN_ODD_SIZE {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&dev.dev)
-            .expect("device");
-        f.write_all(&vec![UNTOUCHED; (24 * MIB) as usize])
-            .expect("fill the device");
-        f.sync_all().expect("sync the device");
+        untouched(&dev.dev, 24 * MIB);
         let what = format!("{name}, a 24 MiB loop device");
         let written = in_plans_span(d.path(), (phase, once), &["--target", &path], on_dev, &what);
         assert_eq!(
@@ -655,10 +660,111 @@ fn exported_percent_spans_are_the_plans() {
     }
 }
 
+/// Fills the first `len` bytes of the device `dev` with [`UNTOUCHED`], synced.
+fn untouched(dev: &Path, len: u64) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dev)
+        .expect("device");
+    f.write_all(&vec![UNTOUCHED; len as usize])
+        .expect("fill the device");
+    f.sync_all().expect("sync the device");
+}
+
+/// Attack 28 F4: the attack's e2, span 20 % from offset 1 MiB over 3 workers of 4 KiB (30 % reads), on a
+/// 64 MiB file (named with `--target`, and as the spec's own path with no `--target`: trial 28, its size is
+/// read the same way) and on a 64 MiB loop device: 20 % of 64 MiB is 13,421,772.8 B, no whole byte count,
+/// and export said so and wrote no job; the plan's span is [1048576, 14467072), 3 parts of 1092 blocks, and
+/// the job is those bytes. Real fio's every write is a block of the span, each job's in its worker's part,
+/// and no byte outside the span changes.
+#[test]
+fn a_percent_span_over_workers_is_the_plans_parts() {
+    let test = "fio_region::a_percent_span_over_workers_is_the_plans_parts";
+    if let Some(why) = fio_missing() {
+        return skip(test, &why);
+    }
+    let d = tempdir();
+    let phase = "kind = \"workload\"\npattern = \"random\"\nread_percent = 30\nworkers = 3\noffset = \"1MiB\"\nspan = \"20%\"\nduration = \"1s\"\n";
+    let want = (MIB, MIB + 3 * 1092 * 4096);
+    assert_eq!(want.1, 14_467_072);
+    let region = "\noffset=1m\nsize=4368k\nnumjobs=3\noffset_increment=4368k\n";
+    let job = |what: &str| {
+        let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+        let options = job.lines().filter(|l| !l.starts_with(';'));
+        assert!(
+            job.contains(region) && options.filter(|l| l.contains('%')).count() == 0,
+            "{what}: {job}"
+        );
+    };
+    for on in [&["--target", "t.img"][..], &[][..]] {
+        std::fs::write(d.path().join("t.img"), vec![UNTOUCHED; (64 * MIB) as usize])
+            .expect("t.img");
+        let what = format!("e2 on a 64 MiB file {on:?}");
+        let written = in_plans_span(d.path(), (phase, false), on, want, &what);
+        assert_eq!(
+            written,
+            (64 * MIB, 0),
+            "{what}: bytes changed outside the span"
+        );
+        job(&what);
+    }
+    std::fs::remove_file(d.path().join("t.img")).expect("rm t.img");
+    let _guard = crate::common::loop_guard();
+    let dev = match crate::common::LoopDev::new(d.path(), 64, 512) {
+        Ok(dev) => dev,
+        Err(why) => return skip(test, &why),
+    };
+    let path = dev.dev.to_string_lossy().into_owned();
+    untouched(&dev.dev, 64 * MIB);
+    let what = "e2 on a 64 MiB loop device";
+    let written = in_plans_span(d.path(), (phase, false), &["--target", &path], want, what);
+    assert_eq!(
+        written,
+        (64 * MIB, 0),
+        "{what}: bytes changed outside the span"
+    );
+    job(what);
+}
+
+/// Attack 28 F4 (found beside it): 2 workers writing 2 MiB sequentially in an 8 MiB span write the first 2
+/// MiB, 1 MiB each, as the plan deals them (a sequential phase bounded to less than a pass); export wrote
+/// `size=4m`, `offset_increment=4m`, and fio's second job wrote [4 MiB, 5 MiB), outside wkrun's worker 1's
+/// [1 MiB, 2 MiB). Now each fio job covers its worker's part once, on an existing 16 MiB file, and no byte
+/// outside the span changes.
+#[test]
+fn a_bounded_sequential_phase_is_dealt_as_the_plan_deals_it() {
+    if let Some(why) = fio_missing() {
+        return skip(
+            "fio_region::a_bounded_sequential_phase_is_dealt_as_the_plan_deals_it",
+            &why,
+        );
+    }
+    let d = tempdir();
+    std::fs::write(d.path().join("t.img"), vec![UNTOUCHED; (16 * MIB) as usize]).expect("t.img");
+    let phase = "kind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\nworkers = 2\nspan = \"8MiB\"\nsize = \"2MiB\"\n";
+    let what = "2 workers, 2 MiB of an 8 MiB span";
+    let on = ["--target", "t.img"];
+    let written = in_plans_span(d.path(), (phase, true), &on, (0, 8 * MIB), what);
+    assert_eq!(written, (16 * MIB, 0), "{what}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(
+        job.contains("\nsize=1m\nnumjobs=2\noffset_increment=1m\nio_size=1m\n"),
+        "{job}"
+    );
+    assert!(job.contains("; differs: phase w: a sequential pass bounded to less than the span writes its first 2MiB, dealt to the 2 jobs in parts of 1MiB as to wkrun's workers: fio's regions are those parts, so its JSON reads the span as 2MiB, not 8MiB\n"), "{job}");
+    let (_, out, _) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "s.toml", "--json", "--target", "t.img"],
+    ));
+    assert_eq!(planned_parts(&out).1, [(0, MIB), (MIB, 2 * MIB)]);
+}
+
 /// Exports `phase` (in `spec`'s file) on the target `on` names and runs it with real fio in `dir`: the plan
 /// (`wkrun plan --json` on the same target) resolves the span to `want`, every write of each fio job is one
 /// 4 KiB block of it, on the plan's blocks and inside one worker's part (each part covered once when
-/// `once`), and fio's JSON reads back as the plan's span. Returns the target's size after fio and how many
+/// `once`), and fio's JSON reads back as the parts' extent (the plan's span, or a bounded sequential phase's
+/// first blocks). Returns the target's size after fio and how many
 /// of its bytes outside the span are no longer [`UNTOUCHED`]; (0, 0) for a file to create.
 fn in_plans_span(
     dir: &Path,
@@ -709,18 +815,21 @@ fn in_plans_span(
     }
     taken.sort_unstable();
     assert_eq!(taken, (0..parts.len()).collect::<Vec<_>>(), "{what}");
+    // fio's JSON reads the jobs' regions, the parts' extent: the plan's span, or the first blocks a
+    // bounded sequential phase deals.
+    let dealt = (parts[0].0, parts[parts.len() - 1].1 - parts[0].0);
     let r = wkrun::fio::json::from_bytes("f.json", &json).expect("fio's JSON read");
     let p = &r.phases[0];
     assert_eq!(
         (p.params.span_start_bytes, p.params.span_bytes),
-        (span.0, span.1 - span.0),
+        dealt,
         "{what}: {job}"
     );
     if on.contains(&"--target-size") {
         return (0, 0);
     }
-    // An absolute path (a device) replaces the directory.
-    let bytes = std::fs::read(dir.join(on[1])).expect("the target");
+    // An absolute path (a device) replaces the directory; without --target, the spec's own t.img.
+    let bytes = std::fs::read(dir.join(on.get(1).copied().unwrap_or("t.img"))).expect("the target");
     let changed = bytes
         .iter()
         .enumerate()
