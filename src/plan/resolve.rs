@@ -1060,8 +1060,6 @@ impl Phase<'_> {
     }
 }
 
-/// Case C02: the first of the block `sizes` that O_DIRECT cannot issue on a target of logical blocks of
-/// `lbs` bytes (not a multiple of it); the rule a plan refuses a phase by, and `wkrun validate` a result.
-pub fn direct_misaligned(sizes: impl IntoIterator<Item = u64>, lbs: u64) -> Option<u64> {
-    sizes.into_iter().find(|&b| lbs > 0 && b % lbs != 0)
-}
+/// Case C02's rule, defined with the spec's rules (which hold it at the smallest logical block): the plan
+/// refuses a phase by it on the target's own, and `wkrun validate` a result.
+pub use crate::spec::rules::direct_misaligned;

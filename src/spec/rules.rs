@@ -1114,14 +1114,21 @@ fn check_io_shape(at: &At, p: &PhaseSpec) -> Option<RuleError> {
 /// block size divides is refused on every target.
 pub const MIN_LOGICAL_BLOCK: u64 = 512;
 
+/// Case C02: the first of the block `sizes` that O_DIRECT cannot issue on a target of logical blocks of
+/// `lbs` bytes (not a multiple of it); the rule a plan refuses a phase by (`plan::direct_misaligned`), and
+/// `wkrun validate` a result.
+pub fn direct_misaligned(sizes: impl IntoIterator<Item = u64>, lbs: u64) -> Option<u64> {
+    sizes.into_iter().find(|&b| lbs > 0 && b % lbs != 0)
+}
+
 /// With O_DIRECT (`direct`, true by default), block sizes of whole 512-byte sectors
-/// ([`MIN_LOGICAL_BLOCK`]): the plan's rule (`plan::direct_misaligned`) on the target's own logical block
+/// ([`MIN_LOGICAL_BLOCK`]): the plan's rule ([`direct_misaligned`]) on the target's own logical block
 /// size, which is a multiple of it on every target.
 fn check_direct_sizes(at: &At, p: &PhaseSpec) -> Option<RuleError> {
     if !p.direct.unwrap_or(true) {
         return None;
     }
-    let b = crate::plan::direct_misaligned(used_block_sizes(p), MIN_LOGICAL_BLOCK)?;
+    let b = direct_misaligned(used_block_sizes(p), MIN_LOGICAL_BLOCK)?;
     Some(at.key(
         "block_size",
         format!(
