@@ -306,8 +306,18 @@ fn said_line(
     let named_folder = folder.map(|d| format!(" (in full: wkrun warnings {d})"));
     let in_full = named_folder.as_deref().unwrap_or(IN_FULL);
     let mut line = String::new();
-    for most in [60, 24] {
-        let head = format!("{word}: {}: ", named(phases, most));
+    let mut kept_len = 0;
+    // Whole names, as many as fit in 60 bytes, then in 24; a name is cut (16 bytes) only where whole names
+    // left the text less than MIN_TEXT bytes and the cut keeps more of it (a 34-byte name beside a target's
+    // label and folder kept `the submitting…` of its text).
+    for (i, (most, each)) in [(60, None), (24, None), (24, Some(16))]
+        .into_iter()
+        .enumerate()
+    {
+        if i == 2 && kept_len >= MIN_TEXT {
+            break;
+        }
+        let head = format!("{word}: {}: ", named(phases, most, each));
         if head.len() + text.len() <= width {
             return format!("{head}{text}");
         }
@@ -316,6 +326,10 @@ fn said_line(
             cut if cut.len() >= action => cut,
             _ => &text[..action],
         };
+        if i == 2 && kept.len() <= kept_len {
+            break;
+        }
+        kept_len = kept.len();
         line = format!("{head}{kept}…{in_full}");
         if room >= MIN_TEXT.max(action) {
             break;
@@ -349,14 +363,20 @@ pub fn wrapped(line: &str, cols: usize) -> String {
 pub const MIN_TEXT: usize = 80;
 
 /// `phase w`, `phases f, r`, or as many names as fit in about `most` bytes and how many more (`phases a, b
-/// and 7 more`). Names are whole, never cut (trial 28 L3: `phases restore[filled=… and 5 more` cut a
-/// sweep's label in two): the first always, the others as far as they fit; `wkrun warnings` lists them all.
-fn named(phases: &[&str], most: usize) -> String {
+/// and 7 more`). Names are whole (trial 28 L3: `phases restore[filled=… and 5 more` cut a sweep's label in
+/// two): the first always, the others as far as they fit; `wkrun warnings` lists them all. With `each`,
+/// a name over `each` bytes is cut with `…` (the last resort of [`said_line`], where whole names leave the
+/// text too little room).
+fn named(phases: &[&str], most: usize, each: Option<usize>) -> String {
     let mut out = match phases.len() {
         1 => "phase ".to_string(),
         _ => "phases ".to_string(),
     };
     for (i, p) in phases.iter().enumerate() {
+        let p = match each {
+            Some(each) if p.len() > each => format!("{}…", cut_at_word(p, each - 1)),
+            _ => p.to_string(),
+        };
         if i > 0 && out.len() + 2 + p.len() > most {
             out.push_str(&format!(" and {} more", phases.len() - i));
             return out;
@@ -364,7 +384,7 @@ fn named(phases: &[&str], most: usize) -> String {
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(p);
+        out.push_str(&p);
     }
     out
 }

@@ -75,12 +75,22 @@ fn grown(from: &Path, to: &Path, bytes: u64) -> (usize, u64) {
     }
     let one = serde_json::to_string_pretty(&model).unwrap().len() as u64;
     let n = (bytes / one + 1) as usize;
+    // Each copy starts after the one before ended (validate holds phases one after another): its series
+    // `step` ns after the one before, a whole millisecond past its duration.
+    let t0 = model["series_t0_unix_ns"].as_u64().unwrap();
+    let step =
+        (model["duration_s"].as_f64().unwrap() * 1e9) as u64 / 1_000_000 * 1_000_000 + 2_000_000;
+    let last_end = t0 + n as u64 * step;
+    doc["finished_at"] = wkrun::launch::rfc3339_ns(last_end).into();
     let phases = doc["phases"].as_array_mut().unwrap();
     phases.truncate(1);
     for i in 1..=n {
         let mut p = model.clone();
         p["index"] = i.into();
         p["name"] = format!("w{i}").into();
+        let at = t0 + (i as u64 - 1) * step;
+        p["series_t0_unix_ns"] = at.into();
+        p["started_at"] = wkrun::launch::rfc3339_ns(at / 1_000_000 * 1_000_000).into();
         // Each copy's stream seed that of its seed and its new name, as a run records it.
         if let Some(seed) = p["params"]["seed"].as_u64() {
             p["params"]["stream_seed"] = wkrun::ops::phase_seed(seed, &format!("w{i}")).into();

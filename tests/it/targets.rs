@@ -1278,19 +1278,20 @@ fn a_warning_line_of_a_long_labelled_target_still_says_what() {
         // and the ending still names the folder, a command that runs as printed (trial 16).
         let folder = format!("out/{t}-{}", "x".repeat(46));
         want.push(format!(
-            "{label} note: phase fill-the-whole-…: {holes} (in full: wkrun warnings {folder})"
+            "{label} note: phase fill-the-whole-target-sequentially: {holes} (in full: wkrun warnings {folder})"
         ));
-        want.push(format!("{label} warning: phases fill-the-whole-… and 1 more: direct = false: the page cache sets these numbers; set direct = true… (in full: wkrun warnings {folder})"));
+        want.push(format!("{label} warning: phases fill-the-whole-target-sequentially and 1 more: direct = false: the page cache sets these numbers; set direct = true… (in full: wkrun warnings {folder})"));
     }
     want.sort_unstable();
     assert_eq!(lines, want, "{err}");
     let lengths: Vec<usize> = lines.iter().map(|l| l.len()).collect();
     // `note` is 3 bytes shorter than `warning`.
+    // Whole names (trial 28 L3): 16 bytes more than `fill-the-whole-…`.
     let holes = match err.contains("(4194304 B, preallocated)") {
-        true => 278,
-        false => 252,
+        true => 294,
+        false => 268,
     };
-    assert_eq!(lengths, [holes, 245, holes, 245], "{err}");
+    assert_eq!(lengths, [holes, 261, holes, 261], "{err}");
 }
 
 /// Trial 24c F13: `wkrun plan` on a loop device with no file attached (README's `/dev/loop0` example)

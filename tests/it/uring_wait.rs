@@ -275,7 +275,7 @@ fn every_cut_warning_names_the_runs_folder() {
         "warning: phase psync-threads: engine = \"psync\" with queue_depth = {q} runs {q} threads on {}: latencies include CPU waits; use io_uring or libaio, which keep the queue in one thread… (in full: wkrun warnings run-mine)",
         cpus_text(n)
     );
-    let batched = "warning: phases randwrite-every… and 1 more: batched completions: a latency can include the time of up to 3 later completions; set completion_waits = \"each\" to time each… (in full: wkrun warnings run-mine)";
+    let batched = "warning: phases randwrite-every-cpu-a and 1 more: batched completions: a latency can include the time of up to 3 later completions; set completion_waits = \"each\" to time each… (in full: wkrun warnings run-mine)";
     let lines: Vec<&str> = err.lines().collect();
     assert!(lines.contains(&psync.as_str()), "{psync}\n{err}");
     assert!(lines.contains(&batched), "{batched}\n{err}");
