@@ -5,7 +5,7 @@
 //! reads differently are said: [`Exported::cannot`] and [`Exported::differs`], also written into the job
 //! file as comments.
 
-use crate::fio::mix_rate::MixRate;
+use crate::fio::mix_rate::{MixRate, Ratio};
 use crate::plan::{self, ByteRange, StreamShape, span::ResolvedSpan};
 use crate::spec::keys::with_defaults;
 use crate::spec::{
@@ -564,7 +564,9 @@ fn job(
     if !region(p, (jobs, file_size), (shared, on), &mut say, e) {
         return None;
     }
-    rest(p, jobs, &mut say, e);
+    if !rest(p, jobs, &mut say, e) {
+        return None;
+    }
     flushes(p, (jobs, workers), &mut say, e);
     Some(o)
 }
@@ -1076,22 +1078,25 @@ fn split_said(name: &str, t: u64, read: u64, [rd, wr]: [u64; 2]) -> String {
     )
 }
 
-/// The per-direction caps `[reads, writes]` of a phase of `read` % reads under `rate` (no total cap) for
-/// `jobs` jobs as fio must have them to run what wkrun runs, and the line saying so when they are not the
-/// spec's. wkrun issues I/Os in stream order at the phase's mix, so the cap with the lowest rate over its
-/// share paces both directions ([`crate::plan::pace_of`]) and each direction gets that pace × its share;
-/// fio caps each direction and issues whichever is behind its cap (an uncapped one whenever the other is
-/// ahead), so its mix follows its caps, not rwmixread (attack 28 F10: `{ read = 100, write = 50 }` at 30 %
-/// reads exported as 50,25 per job of 2 ran 100 reads/s and 50 writes/s in fio, 21 reads/s in wkrun).
-/// Those rates, to the nearest whole I/Os per second; with `rate_iops` (one block size, or Poisson
-/// arrivals) fio's caps are whole per job, so the line gives the rates fio then runs.
+/// The rates wkrun issues a phase of `read` % reads at under `rate`, `[reads, writes]` (trims in the second
+/// for a phase of trims only), and the per-direction caps fio must have to run them, with the lines saying
+/// how, for `jobs` jobs: one path for every combination of caps (attack 29 F1: `{ read = 100, total = 400
+/// }` at 70 % reads ran 100 reads/s and 43 writes/s in wkrun, its export split the total, 280,120). wkrun
+/// issues I/Os in stream order at the phase's mix, so the cap with the lowest rate over its share paces
+/// every direction ([`crate::plan::pace_of`]) and each direction gets that pace × its share; a direction cap
+/// above it never delays an I/O. Where the total paces, fio's caps are the total split as the read share,
+/// reads rounded down and writes the rest ([`split_said`]). Where a direction's cap paces, fio caps each
+/// direction and issues whichever is behind its cap (an uncapped one whenever the other is ahead), so its mix
+/// follows its caps, not rwmixread (attack 28 F10: `{ read = 100, write = 50 }` at 30 % reads exported as
+/// 50,25 per job of 2 ran 100 reads/s and 50 writes/s in fio, 21 reads/s in wkrun): its caps are those rates,
+/// to the nearest whole I/Os per second; with `rate_iops` (one block size, or Poisson arrivals) fio's caps
+/// are whole per job, so the line gives the rates fio then runs.
 fn reached_caps(
     p: &PhaseSpec,
     rate: crate::vocab::Rate,
     read: u64,
     jobs: u64,
-) -> ([u64; 2], Option<String>) {
-    use crate::fio::mix_rate::Ratio;
+) -> ([Ratio; 2], [u64; 2], Option<String>) {
     use crate::vocab::Direction;
     let given = [rate.read.unwrap_or(0), rate.write.unwrap_or(0)];
     let trim = u8::try_from(trim_percent(p)).unwrap_or(0);
@@ -1099,14 +1104,27 @@ fn reached_caps(
     let caps = mix
         .map(|m| crate::plan::caps_of(rate, m))
         .unwrap_or_default();
-    let (Some(m), Some((_, pace, of))) = (mix, crate::plan::pace_of(&caps)) else {
-        return (given, None);
+    let pace = crate::plan::pace_of(&caps);
+    if let (Some(t), None | Some((None, ..))) = (rate.total, pace) {
+        let rd = t * read / 100;
+        let said = (1..100)
+            .contains(&read)
+            .then(|| split_said(&p.name, t, read, [rd, t - rd]));
+        let gets = [
+            Ratio(u128::from(t * read), 100),
+            Ratio(u128::from(t * (100 - read)), 100),
+        ];
+        return (gets, [rd, t - rd], said);
+    }
+    let exact = given.map(|g| Ratio(u128::from(g), 1));
+    let (Some(m), Some((_, pace, of))) = (mix, pace) else {
+        return (exact, given, None);
     };
     let dirs = [Direction::Read, Direction::Write];
     let gets = dirs.map(|d| Ratio(u128::from(pace) * u128::from(m.percent(d)), u128::from(of)));
     let ours = gets.map(|g| g.nearest().max(1));
     if ours == given || dirs.iter().any(|&d| m.percent(d) == 0) {
-        return (given, None);
+        return (exact, given, None);
     }
     let per_job =
         mix_rate(p).is_none() || p.rate_process == Some(crate::vocab::RateProcess::Poisson);
@@ -1129,17 +1147,57 @@ fn reached_caps(
             fio[0] as f64 * 100.0 / (fio[0] + fio[1]).max(1) as f64
         ),
     };
-    let spec = [("read", rate.read), ("write", rate.write)]
-        .iter()
-        .filter_map(|(k, v)| Some(format!("{k} = {}", (*v)?)))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let spec = [
+        ("read", rate.read),
+        ("write", rate.write),
+        ("total", rate.total),
+    ]
+    .iter()
+    .filter_map(|(k, v)| Some(format!("{k} = {}", (*v)?)))
+    .collect::<Vec<_>>()
+    .join(", ");
     let line = format!(
         "phase {}: rate_iops = {{ {spec} }} at read_percent = {read}: wkrun issues I/Os in stream order, so the lowest cap over its share paces both directions: {}; fio caps each direction and issues whichever is behind its cap (an uncapped one whenever the other is ahead), so its mix follows its caps, not rwmixread: exported with those rates as its caps, so fio runs {said}",
         p.name,
         text(wk)
     );
-    (ours, Some(line))
+    (gets, ours, Some(line))
+}
+
+/// Why fio cannot cap the phase's I/Os as wkrun does, if so: fio reads a cap of 0 as no cap, so a direction
+/// the phase issues whose cap per job, `fio` (`[reads, writes]`, trims in the second for trims only, in
+/// fio's `key`), is 0 would run uncapped (attack 29 F10: `rate_iops = 2` over 2 jobs exported as
+/// `rate_iops=0,0`, fio ran 99,542 reads in 3 s where wkrun ran 2). `gets` are the rates wkrun issues
+/// ([`reached_caps`]).
+fn zero_cap(
+    p: &PhaseSpec,
+    (gets, fio): ([Ratio; 2], [u64; 2]),
+    key: &str,
+    jobs: u64,
+) -> Option<String> {
+    let read = read_percent(p);
+    let dirs = [
+        (read > 0).then_some("read"),
+        (read < 100).then_some(if trim_percent(p) == 100 {
+            "trim"
+        } else {
+            "write"
+        }),
+    ];
+    let (d, g) = dirs
+        .iter()
+        .zip(gets)
+        .zip(fio)
+        .find_map(|((d, g), f)| d.filter(|_| f == 0).map(|d| (d, g)))?;
+    let unit = match key {
+        "rate" => "bytes per second",
+        _ => "whole I/Os per second",
+    };
+    Some(format!(
+        "its {d}s at {}/s are 0 a job in fio's {key} ({unit} of each of {jobs} job{}), and fio reads a cap of 0 as no cap: fio would issue them uncapped",
+        num(g.value()),
+        if jobs == 1 { "" } else { "s" }
+    ))
 }
 
 /// fio's value of `rate_iops` or `rate` for a phase's caps on reads and writes, `caps`: `R,W`; for a phase
@@ -1152,38 +1210,33 @@ fn fio_caps(p: &PhaseSpec, caps: [u64; 2]) -> String {
     }
 }
 
-/// Ramp, rate, seed, data, verify, steady state, errors.
-fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Exported) {
+/// Ramp, rate, seed, data, verify, steady state, errors; `false` when the phase is not exported (its reason
+/// in `e.cannot`).
+fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Exported) -> bool {
     if let Some(r) = p.ramp {
         say("ramp_time", format!("{}s", r.0.div_ceil(1_000_000_000)));
     }
     if let Some(r) = p.rate_iops {
         let read = p.read_percent.one().map_or(0, |x| x.0) as u64;
-        let (rd, wr) = match (r.total, r.read, r.write) {
-            (Some(t), _, _) => (t * read / 100, t - t * read / 100),
-            (None, ..) => {
-                let (caps, said) = reached_caps(p, r, read, jobs);
-                e.differs.extend(said);
-                (caps[0], caps[1])
-            }
-        };
-        if let Some(t) = r.total.filter(|_| (1..100).contains(&read)) {
-            e.differs.push(split_said(&p.name, t, read, [rd, wr]));
-        }
+        let (gets, [rd, wr], said) = reached_caps(p, r, read, jobs);
+        e.differs.extend(said);
         let poisson = p.rate_process == Some(crate::vocab::RateProcess::Poisson);
         // fio's Poisson arrivals count I/Os (rate_iops), whatever their sizes.
-        match mix_rate(p).filter(|_| !poisson) {
-            Some(m) => {
-                let caps = mix_bytes(p, &m, [rd, wr], jobs, e);
-                say("rate", fio_caps(p, caps));
-            }
+        let (key, fio) = match mix_rate(p).filter(|_| !poisson) {
+            Some(m) => ("rate", mix_bytes(p, &m, [rd, wr], jobs, e)),
             None => {
                 if rd % jobs != 0 || wr % jobs != 0 {
                     e.differs.push(format!("phase {}: the rate caps are rounded down to whole I/Os per second of each of {jobs} jobs", p.name));
                 }
-                say("rate_iops", fio_caps(p, [rd / jobs, wr / jobs]));
+                ("rate_iops", [rd / jobs, wr / jobs])
             }
+        };
+        if let Some(why) = zero_cap(p, (gets, fio), key, jobs) {
+            e.cannot
+                .push(format!("phase {} ({}): {why}", p.name, p.kind.as_str()));
+            return false;
         }
+        say(key, fio_caps(p, fio));
         if poisson {
             say("rate_process", "poisson".into());
         }
@@ -1276,6 +1329,7 @@ fn rest(p: &PhaseSpec, jobs: u64, say: &mut impl FnMut(&str, String), e: &mut Ex
         )),
         None => {}
     }
+    true
 }
 
 #[cfg(test)]
@@ -1362,6 +1416,130 @@ expect = "header"
                 Some("rate_iops=4,4".to_string()),
                 vec!["phase w: fio caps each direction; the total cap 8 is split as the read share (4 reads/s and 4 writes/s)".to_string()]
             )
+        );
+    }
+
+    /// The export of one random 4 KiB workload `w` of `read_percent = read`, `rate_iops = caps` and `more`
+    /// (attack 29's fixtures, on a span of 16 MiB of wkrun's default file): its `rate_iops=` line (`None`
+    /// when the phase is not exported), the lines on its caps, and why it is not exported.
+    fn capped(read: u8, caps: &str, more: &str) -> (Option<String>, Vec<String>, Vec<String>) {
+        let spec = format!(
+            "format = 1\n[spec]\nname = \"x\"\nversion = \"1\"\n[[phase]]\nname = \"w\"\nkind = \"workload\"\nengine = \"libaio\"\nqueue_depth = 4\nduration = \"3s\"\nblock_size = \"4KiB\"\nspan = \"16MiB\"\nread_percent = {read}\nrate_iops = {caps}\n{more}"
+        );
+        let s = crate::spec::load_str(Path::new("x.toml"), &spec).expect("spec");
+        let e = export(&s).expect("exports");
+        let line = (e.text.lines())
+            .find(|l| l.starts_with("rate_iops="))
+            .map(str::to_string);
+        let said = (e.differs.iter())
+            .filter(|d| d.contains("cap"))
+            .cloned()
+            .collect();
+        (line, said, e.cannot)
+    }
+
+    /// Attack 29 F1: a direction cap beside a total cap was dropped, the total split as the read share:
+    /// `{ read = 100, total = 400 }` at 70 % reads, which wkrun runs at 100 reads/s and 42.86 writes/s, was
+    /// exported as `rate_iops=280,120` (fio ran 840 reads, 360 writes in 3 s). Now the plan's pace for
+    /// every combination: the cap that paces gives every direction its rate; a total that paces is split.
+    #[test]
+    fn a_direction_cap_beside_a_total_cap_paces_the_export() {
+        let paced = |spec: &str, rates: &str, fio: &str| {
+            format!(
+                "phase w: rate_iops = {{ {spec} }} at read_percent = 70: wkrun issues I/Os in stream order, so the lowest cap over its share paces both directions: {rates}; fio caps each direction and issues whichever is behind its cap (an uncapped one whenever the other is ahead), so its mix follows its caps, not rwmixread: exported with those rates as its caps, so fio runs {fio}"
+            )
+        };
+        for (caps, line, rates, fio) in [
+            (
+                "read = 100, total = 400",
+                "rate_iops=100,43",
+                "100 reads/s and 42.86 writes/s",
+                "100 reads/s and 43 writes/s (whole I/Os per second of each job: a read share of 69.9 %, not 70 %)",
+            ),
+            (
+                "write = 100, total = 400",
+                "rate_iops=233,100",
+                "233.33 reads/s and 100 writes/s",
+                "233 reads/s and 100 writes/s (whole I/Os per second of each job: a read share of 70.0 %, not 70 %)",
+            ),
+        ] {
+            assert_eq!(
+                capped(70, &format!("{{ {caps} }}"), ""),
+                (
+                    Some(line.to_string()),
+                    vec![paced(caps, rates, fio)],
+                    vec![]
+                )
+            );
+        }
+        // Direction caps the total keeps under do nothing: the total's split, as for 400 alone.
+        let split = "phase w: fio caps each direction; the total cap 400 is split as the read share (280 reads/s and 120 writes/s)";
+        for caps in ["{ read = 300, write = 300, total = 400 }", "400"] {
+            assert_eq!(
+                capped(70, caps, ""),
+                (
+                    Some("rate_iops=280,120".to_string()),
+                    vec![split.to_string()],
+                    vec![]
+                ),
+                "{caps}"
+            );
+        }
+        // The read cap paces, the write cap and the total never bind: the read cap's rates.
+        assert_eq!(
+            capped(70, "{ read = 70, write = 500, total = 400 }", "").0,
+            Some("rate_iops=70,30".to_string())
+        );
+    }
+
+    /// Attack 29 F10: a cap of 0 whole I/Os per second of each job is fio's "no cap": `rate_iops = 2` at
+    /// 50 % over 2 workers was exported as `rate_iops=0,0` (fio ran 99,542 reads in 3 s, wkrun 2),
+    /// `rate_iops = 1` as `0,1`, `{ write = 1 }` at 99 % over 2 as `49,0`, trims as `0,0,0`. Such a phase is
+    /// now left out, saying why; a cap of at least 1 a job in each direction the phase issues is kept.
+    #[test]
+    fn a_cap_of_zero_a_job_is_not_exported() {
+        let zero = |d: &str, at: &str, jobs: u64| {
+            vec![format!(
+                "phase w (workload): its {d}s at {at}/s are 0 a job in fio's rate_iops (whole I/Os per second of each of {jobs} job{}), and fio reads a cap of 0 as no cap: fio would issue them uncapped",
+                if jobs == 1 { "" } else { "s" }
+            )]
+        };
+        let out = |caps: &str, read: u8, more: &str| {
+            let (line, _, cannot) = capped(read, caps, more);
+            (line, cannot)
+        };
+        let none = |why: Vec<String>| (None, why);
+        assert_eq!(out("2", 50, "workers = 2\n"), none(zero("read", "1", 2)));
+        assert_eq!(
+            out("{ read = 1, write = 1 }", 50, "workers = 2\n"),
+            none(zero("read", "1", 2))
+        );
+        assert_eq!(out("1", 50, ""), none(zero("read", "0.5", 1)));
+        assert_eq!(
+            out("{ write = 1 }", 99, "workers = 2\n"),
+            none(zero("write", "1", 2))
+        );
+        let trims = "trim_percent = 100\nworkers = 2\n";
+        let (line, _, cannot) = capped(0, "1", trims);
+        assert_eq!((line, cannot), none(zero("trim", "1", 2)));
+        // One a job in each direction is a cap fio keeps.
+        assert_eq!(
+            out("4", 50, "workers = 2\n"),
+            (Some("rate_iops=1,1".to_string()), vec![])
+        );
+        assert_eq!(
+            out("{ write = 2 }", 98, "workers = 2\n"),
+            (Some("rate_iops=49,1".to_string()), vec![])
+        );
+        // A direction the phase never issues keeps fio's 0: reads only, trims only.
+        assert_eq!(
+            out("3", 100, ""),
+            (Some("rate_iops=3,0".to_string()), vec![])
+        );
+        let (line, _, cannot) = capped(0, "2", trims);
+        assert_eq!(
+            (line, cannot),
+            (Some("rate_iops=0,0,1".to_string()), vec![])
         );
     }
 

@@ -83,35 +83,14 @@ fn rate_caps(w: &IoWork) -> Vec<(Option<crate::vocab::Direction>, u64, u64)> {
         .map_or_else(Vec::new, |rate| caps_of(rate, w.mix()))
 }
 
-/// The caps of `rate` at the mix `mix` as (direction, cap, share of the stream in percent), `None` for the
-/// `total` cap, in the order total, read, write; a direction the mix never issues is left out.
-pub fn caps_of(
-    rate: crate::vocab::Rate,
-    mix: crate::ops::Mix,
-) -> Vec<(Option<crate::vocab::Direction>, u64, u64)> {
-    use crate::vocab::Direction;
-    [
-        (None, rate.total, 100),
-        (Some(Direction::Read), rate.read, 0),
-        (Some(Direction::Write), rate.write, 0),
-    ]
-    .into_iter()
-    .filter_map(|(d, cap, total)| {
-        let share = d.map_or(total, |d| u64::from(mix.percent(d)));
-        Some((d, cap?, share)).filter(|c| c.2 > 0)
-    })
-    .collect()
-}
+pub use crate::vocab::pace_of;
 
-/// The cap that paces the stream among `caps` ([`caps_of`]): the lowest cap / share (compared as
-/// cap_a * share_b < cap_b * share_a), as (direction, cap, share); every direction then gets the cap × its
-/// share / that share.
-pub fn pace_of(
-    caps: &[(Option<crate::vocab::Direction>, u64, u64)],
-) -> Option<(Option<crate::vocab::Direction>, u64, u64)> {
-    caps.iter()
-        .min_by(|a, b| (a.1 as u128 * b.2 as u128).cmp(&(b.1 as u128 * a.2 as u128)))
-        .copied()
+/// The caps of `rate` at the mix `mix` as (direction, cap, share of the stream in percent), `None` for the
+/// `total` cap, in the order total, read, write; a direction the mix never issues is left out
+/// ([`crate::vocab::Rate::caps_at`]).
+pub fn caps_of(rate: crate::vocab::Rate, mix: crate::ops::Mix) -> Vec<crate::vocab::Cap> {
+    use crate::vocab::Direction;
+    rate.caps_at(mix.percent(Direction::Read), mix.percent(Direction::Write))
 }
 
 /// The rate cap that sets `w`'s pace, if it has one: the capped direction (`None` for the `total` cap) and

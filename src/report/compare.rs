@@ -4339,6 +4339,21 @@ mod tests {
             write: Some(u64::MAX),
         };
         assert_eq!(huge.acting_on(50, 0), huge);
+        // Attack 29 F4: direction caps the total keeps under are absent: `{ read = 300, write = 300,
+        // total = 400 }` at 70 % runs as 400 and as fio's 280,120; a read cap of 100 beside it binds.
+        let inert = || capped(70, Some(400), Some(300), Some(300));
+        assert_eq!(rows(capped(70, Some(400), None, None), inert()), None);
+        assert_eq!(rows(inert(), capped(70, None, Some(280), Some(120))), None);
+        assert_eq!(
+            rows(
+                capped(70, Some(400), None, None),
+                capped(70, Some(400), Some(100), None)
+            ),
+            Some(vec![
+                cell("rate_iops={\"total\":400}"),
+                cell("rate_iops={\"total\":400,\"read\":100}")
+            ])
+        );
     }
 
     #[test]

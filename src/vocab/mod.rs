@@ -56,7 +56,7 @@ pub use arrivals::{Arrivals, Cursors, PoissonCursor, RateProcess, Think, poisson
 pub use data_pattern::DataPattern;
 pub use direction::{Direction, PerDir};
 pub use metric::{Metric, Quantity};
-pub use rate::{MAX_RATE, Rate};
+pub use rate::{Cap, MAX_RATE, Rate, pace_of};
 pub use waits::{KeptWaits, MIN_WAIT_US, RoundVerdict, WaitsProbe, WaitsRound};
 
 use schemars::JsonSchema;

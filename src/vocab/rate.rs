@@ -117,11 +117,15 @@ impl Rate {
     /// cap of their sum. Two caps that do the same are then equal: `{ read = 2000 }` and `2000` on a phase
     /// of reads only (fio's `rate_iops=2000` of a read job beside wkrun's, trial 27 L2); `{ read = 250,
     /// write = 250 }` and `500` at 50 % reads (trial 27 M3).
+    /// A direction's cap that the total cap keeps its direction under ([`Rate::kept_under_total`]) does
+    /// nothing and is left out first (attack 29 F4: `{ read = 300, write = 300, total = 400 }` at 70 % reads
+    /// runs as `400`).
     pub fn acting_on(&self, read_percent: u8, trim_percent: u8) -> Rate {
         let read = read_percent.min(100);
         let write = 100 - read - trim_percent.min(100 - read);
-        let read_cap = self.read.filter(|_| read > 0);
-        let write_cap = self.write.filter(|_| write > 0);
+        let this = self.kept_under_total(read, write);
+        let read_cap = this.read.filter(|_| read > 0);
+        let write_cap = this.write.filter(|_| write > 0);
         let only = match (read, write) {
             (100, _) => Some(read_cap),
             (_, 100) => Some(write_cap),
@@ -129,11 +133,11 @@ impl Rate {
         };
         match only {
             Some(dir) => Rate {
-                total: [self.total, dir].into_iter().flatten().min(),
+                total: [this.total, dir].into_iter().flatten().min(),
                 read: None,
                 write: None,
             },
-            None => match (self.total, read_cap, write_cap) {
+            None => match (this.total, read_cap, write_cap) {
                 // Reads capped at R and writes at W in the read share, with no trims, are a total cap of
                 // R + W (fio caps each direction: a total cap's export reads back so, trial 27 M3).
                 (None, Some(r), Some(w))
@@ -148,13 +152,62 @@ impl Rate {
                     }
                 }
                 _ => Rate {
-                    total: self.total,
+                    total: this.total,
                     read: read_cap,
                     write: write_cap,
                 },
             },
         }
     }
+
+    /// The caps at a stream of `read` % reads and `write` % writes (the rest trims) as [`Cap`]s, in the order
+    /// total, read, write; a direction the stream never issues is left out (it is never behind).
+    pub fn caps_at(&self, read: u8, write: u8) -> Vec<Cap> {
+        use super::Direction;
+        [
+            (None, self.total, 100),
+            (Some(Direction::Read), self.read, u64::from(read)),
+            (Some(Direction::Write), self.write, u64::from(write)),
+        ]
+        .into_iter()
+        .filter_map(|(d, cap, share)| Some((d, cap?, share)).filter(|c| c.2 > 0))
+        .collect()
+    }
+
+    /// The cap without the direction caps its total cap keeps their directions under at a stream of `read` %
+    /// reads and `write` % writes: the total's rate over 100 is not above such a cap's over its share
+    /// ([`pace_of`] of the two is the total), so the direction never gets more than its cap and the cap
+    /// never delays an I/O (`{ read = 300, write = 300, total = 400 }` at 70 % reads: reads 280/s, writes
+    /// 120/s, as under `400`). Without a total cap, the cap as it is.
+    pub fn kept_under_total(&self, read: u8, write: u8) -> Rate {
+        let caps = self.caps_at(read, write);
+        let Some(&total) = caps.iter().find(|c| c.0.is_none()) else {
+            return *self;
+        };
+        let binds = |d: super::Direction| {
+            caps.iter()
+                .find(|c| c.0 == Some(d))
+                .is_some_and(|&c| pace_of(&[total, c]).is_some_and(|p| p.0.is_some()))
+        };
+        Rate {
+            total: self.total,
+            read: self.read.filter(|_| binds(super::Direction::Read)),
+            write: self.write.filter(|_| binds(super::Direction::Write)),
+        }
+    }
+}
+
+/// A rate cap as the stream's pace sees it: the capped direction (`None` for the `total` cap), the cap in
+/// I/Os per second, and the direction's share of the stream in percent (100 for the total).
+pub type Cap = (Option<super::Direction>, u64, u64);
+
+/// The cap that paces the stream among `caps` ([`Rate::caps_at`]): the lowest cap / share (compared as
+/// cap_a * share_b < cap_b * share_a; the first of equal ones, the total before a direction's), as
+/// (direction, cap, share); every direction then gets the cap × its share / that share.
+pub fn pace_of(caps: &[Cap]) -> Option<Cap> {
+    caps.iter()
+        .min_by(|a, b| (a.1 as u128 * b.2 as u128).cmp(&(b.1 as u128 * a.2 as u128)))
+        .copied()
 }
 
 #[cfg(test)]
@@ -230,5 +283,37 @@ mod tests {
             cap(None, Some(2000), None)
         );
         assert_eq!(total(2000).acting_on(80, 20), total(2000));
+    }
+
+    /// Attack 29 F4: direction caps the total keeps under never delay an I/O, so they compare as absent:
+    /// `{ read = 300, write = 300, total = 400 }` at 70 % reads runs as `400` (280 reads/s, 120 writes/s)
+    /// and as fio's `rate_iops=280,120`. A direction cap below the total's rate over its share binds.
+    #[test]
+    fn direction_caps_the_total_keeps_under_are_absent() {
+        let total = |n| cap(Some(n), None, None);
+        let dirs = cap(Some(400), Some(300), Some(300));
+        assert_eq!(dirs.kept_under_total(70, 30), total(400));
+        assert_eq!(dirs.acting_on(70, 0), total(400));
+        assert_eq!(total(400).acting_on(70, 0), total(400));
+        assert_eq!(cap(None, Some(280), Some(120)).acting_on(70, 0), total(400));
+        // Equal to the total's rate over the share: kept under (280 = 400 × 70 %).
+        assert_eq!(cap(Some(400), Some(280), None).acting_on(70, 0), total(400));
+        // One below it binds: reads 279 of the total's 280.
+        let read = cap(Some(400), Some(279), Some(300));
+        assert_eq!(
+            read.kept_under_total(70, 30),
+            cap(Some(400), Some(279), None)
+        );
+        assert_eq!(read.acting_on(70, 0), cap(Some(400), Some(279), None));
+        // With trims: reads 50 %, writes 30 %: 300 reads/s is above 200, 100 writes/s below 120.
+        let trims = cap(Some(400), Some(300), Some(100));
+        assert_eq!(trims.acting_on(50, 20), cap(Some(400), None, Some(100)));
+        // Without a total, nothing is kept under it.
+        let none = cap(None, Some(300), Some(5));
+        assert_eq!(none.kept_under_total(70, 30), none);
+        assert_eq!(
+            super::pace_of(&none.caps_at(70, 30)),
+            Some((Some(super::super::Direction::Write), 5, 30))
+        );
     }
 }

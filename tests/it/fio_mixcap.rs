@@ -170,8 +170,9 @@ fn caps_spec(caps: &str) -> String {
     )
 }
 
-/// `wkrun export fio s.toml` of `spec` onto `target` in `d`: the job file and stderr.
-fn export(d: &std::path::Path, spec: &str, target: &str) -> (String, String) {
+/// `wkrun export fio s.toml -o e.fio` of `spec` onto `target` (`--target-size 64MiB`) in `d`: its exit code
+/// and stderr.
+pub(crate) fn exported(d: &std::path::Path, spec: &str, target: &str) -> (i32, String) {
     write_file(d, "s.toml", spec);
     let (code, _, err) = code_out_err(&wkrun(
         d,
@@ -187,6 +188,12 @@ fn export(d: &std::path::Path, spec: &str, target: &str) -> (String, String) {
             "e.fio",
         ],
     ));
+    (code, err)
+}
+
+/// `wkrun export fio s.toml` of `spec` onto `target` in `d` ([`exported`]): the job file and stderr.
+fn export(d: &std::path::Path, spec: &str, target: &str) -> (String, String) {
+    let (code, err) = exported(d, spec, target);
     assert_eq!(code, 0, "{err}");
     let job = std::fs::read_to_string(d.join("e.fio")).expect("the job file");
     (job, err)
@@ -253,23 +260,30 @@ fn real_fio_runs_the_exported_caps_as_wkrun_runs_the_spec() {
         ("{ read = 100, write = 50 }", 59..=61, 150, 60..=64),
     ] {
         export(d.path(), &caps_spec(caps), target);
-        let fio = run_fio(d.path(), &["e.fio"], "e.json");
-        let (r, w) = ios(&fio);
-        let (code, _, err) = code_out_err(&wkrun(
-            d.path(),
-            &["s.toml", "--target", target, "-q", "-o", "run"],
-        ));
-        assert_eq!(code, 0, "{err}");
-        let res = crate::common::results(&d.path().join("run"));
-        let p = &res["phases"][0];
-        let (wr, ww) = (u(p, "/read/ops"), u(p, "/write/ops"));
-        println!("{caps}: fio {r} reads, {w} writes; wkrun {wr} reads, {ww} writes");
+        let ((r, w), (wr, ww)) = run_both(d.path(), target, caps);
         assert!(
             fio_reads.contains(&r) && (w as i64 - writes as i64).abs() <= 1,
             "fio {r}/{w}"
         );
         assert_eq!(ww, writes);
         assert!(ours.contains(&wr), "wkrun {wr} reads");
-        let _ = std::fs::remove_dir_all(d.path().join("run"));
     }
+}
+
+/// fio's run of `e.fio` in `d` and wkrun's of `s.toml` on `target` (its results removed after): the
+/// reads and writes of each, printed under `what`.
+pub(crate) fn run_both(d: &std::path::Path, target: &str, what: &str) -> ((u64, u64), (u64, u64)) {
+    let fio = run_fio(d, &["e.fio"], "e.json");
+    let (r, w) = ios(&fio);
+    let (code, _, err) = code_out_err(&wkrun(
+        d,
+        &["s.toml", "--target", target, "-q", "-o", "run"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let res = crate::common::results(&d.join("run"));
+    let p = &res["phases"][0];
+    let (wr, ww) = (u(p, "/read/ops"), u(p, "/write/ops"));
+    println!("{what}: fio {r} reads, {w} writes; wkrun {wr} reads, {ww} writes");
+    let _ = std::fs::remove_dir_all(d.join("run"));
+    ((r, w), (wr, ww))
 }

@@ -22,6 +22,7 @@ mod expanded_errors;
 mod failedwrites;
 mod fio_attack24;
 mod fio_bins;
+mod fio_capexport;
 mod fio_cli;
 mod fio_corpus;
 mod fio_export_target;
