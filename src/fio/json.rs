@@ -7,7 +7,7 @@
 //! the job's options where fio lists them. What fio does not give is absent (a host, a target's geometry,
 //! a series), never invented; [`crate::results::Results::source`] says the results are fio's.
 
-use crate::fio::import::job::{Blocks as Sizes, split};
+use crate::fio::import::job::{Blocks as Sizes, set_sizes, split, used_sizes};
 use crate::fio::region;
 use crate::fio::value::{self, Size};
 use crate::plan::{PhaseParams, SizeWeight};
@@ -1693,7 +1693,15 @@ fn params(j: &Map<String, Value>, g: Option<&Map<String, Value>>) -> (PhaseParam
         .map(|v| (v, kb_base(j, g, "offset_increment")));
     let (span, apart) = jobs_span(span, int_opt(j, g, "numjobs"), step);
     let mut p = PhaseParams::with_span(span_start, span);
-    (p.block_size_bytes, p.block_size_mix) = block_sizes(j, g);
+    // The directions whose sizes the job uses (Job::used): trims only, trimwrite's writes and trims, or
+    // reads and writes by their share.
+    let used = match (trim_percent, read_percent) {
+        (Some(100), _) => [false, false, true],
+        (Some(_), _) => [false, true, true],
+        (None, Some(r)) => [r > 0, r < 100, false],
+        (None, None) => [true; 3],
+    };
+    (p.block_size_bytes, p.block_size_mix) = block_sizes(j, g, used);
     let small = |k: &str| int_opt(j, g, k).and_then(|n| u32::try_from(n).ok());
     p.queue_depth = match one_io_in_flight(fio_engine) {
         true => Some(1),
@@ -1754,20 +1762,28 @@ pub(super) fn size_option<'a>(
 /// Job `j`'s block size and block-size mix: its size option ([`size_option`]), read as `wkrun import fio`
 /// reads it ([`Sizes`]): its smallest size and, for a bsrange or bssplit, the sizes and weights of wkrun's
 /// mix for it ([`Sizes::mix`]; a range with no such mix, its smallest size alone). Attack 26: `--bs=4k
-/// --bssplit=4k/50:64k/50` was read as 4096 B alone. `None` where the options give no size (or one in a
-/// `read,write` list).
+/// --bssplit=4k/50:64k/50` was read as 4096 B alone. A `read,write,trim` list gives the sizes of the
+/// directions `used` (reads, writes, trims) does, by the import's rule (`set_sizes`, `used_sizes`; attack
+/// 29 F6: `rw=randtrim --bs=4k,8k,16k` trims 16 KiB). `None` where the options give no size, or directions
+/// the job does of different sizes.
 fn block_sizes(
     j: &Map<String, Value>,
     g: Option<&Map<String, Value>>,
+    used: [bool; 3],
 ) -> (Option<u64>, Option<Vec<SizeWeight>>) {
     let Some(blocks) = size_option(j, g).and_then(|(k, v)| {
         let kb = kb_base(j, g, k);
-        match k {
-            "bs" | "blocksize" => value::bytes(v, kb).map(Sizes::One),
-            "bssplit" => split(v, kb),
-            _ => Sizes::range(v, kb),
+        let mut bs = [Sizes::One(4096), Sizes::One(4096), Sizes::One(4096)];
+        set_sizes(&mut bs, v, |t| match k {
+            "bs" | "blocksize" => value::bytes(t, kb).map(Sizes::One),
+            "bssplit" => split(t, kb),
+            _ => Sizes::range(t, kb),
+        })
+        .ok()?;
+        match used_sizes(&bs, used) {
+            (b, None) => Some(b.clone()),
+            _ => None,
         }
-        .ok()
     }) else {
         return (None, None);
     };

@@ -200,15 +200,15 @@ pub fn boolean(text: &str) -> Result<bool, String> {
     }
 }
 
-/// fio's per-direction list `read[,write[,trim]]`: each part, `None` where empty; one value (no comma) is
-/// every direction's.
+/// fio's per-direction list `read[,write[,trim]]`: each part, `None` where empty (the direction keeps what
+/// it had); a direction the list does not reach takes its last part, as fio fills them: one value (no
+/// comma) is every direction's, `read,write` gives trims the write part (fio 3.33 on `rw=randtrim`: `bs=4k`
+/// trimmed 4 KiB, `4k,8k` and `,8k` 8 KiB, `,,16k` 16 KiB, `8k,` 4 KiB, its default; likewise `bssplit`,
+/// `bsrange`, `rate`, `rate_iops`).
 pub fn directions(text: &str) -> [Option<&str>; 3] {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-    if parts.len() == 1 {
-        let v = Some(parts[0]).filter(|p| !p.is_empty());
-        return [v, v, v];
-    }
-    let get = |i: usize| parts.get(i).copied().filter(|p| !p.is_empty());
+    let last = parts.len() - 1;
+    let get = |i: usize| parts.get(i.min(last)).copied().filter(|p| !p.is_empty());
     [get(0), get(1), get(2)]
 }
 
@@ -272,8 +272,11 @@ mod tests {
     #[test]
     fn lists_ranges_booleans() {
         assert_eq!(directions("4k"), [Some("4k"); 3]);
-        assert_eq!(directions("4k,8k"), [Some("4k"), Some("8k"), None]);
-        assert_eq!(directions(",8k"), [None, Some("8k"), None]);
+        assert_eq!(directions("4k,8k"), [Some("4k"), Some("8k"), Some("8k")]);
+        assert_eq!(directions(",8k"), [None, Some("8k"), Some("8k")]);
+        assert_eq!(directions("8k,"), [Some("8k"), None, None]);
+        assert_eq!(directions(",,16k"), [None, None, Some("16k")]);
+        assert_eq!(directions("4k,,16k"), [Some("4k"), None, Some("16k")]);
         assert_eq!(range("16k-4k", 1024), Ok((4096, 16384)));
         assert_eq!(range("4k:16k", 1024), Ok((4096, 16384)));
         assert_eq!(boolean("1"), Ok(true));

@@ -28,6 +28,7 @@ mod fio_corpus;
 mod fio_export_target;
 mod fio_groups;
 mod fio_groups28;
+mod fio_import30;
 mod fio_json;
 mod fio_kb_base;
 mod fio_mixcap;

@@ -115,8 +115,8 @@ pub struct Job {
     pub flush_at: Option<Place>,
     /// `rwmixread`, percent.
     pub rwmixread: u64,
-    /// Block sizes of reads and writes, where each was set last.
-    pub bs: [Blocks; 2],
+    /// Block sizes of reads, writes and trims, where each was set last ([`value::directions`]).
+    pub bs: [Blocks; 3],
     /// Where the block size was set.
     pub bs_at: Option<Place>,
     /// `ba` (blockalign), bytes, and where.
@@ -147,8 +147,8 @@ pub struct Job {
     pub ramp_us: Option<u64>,
     /// `rate_iops` per direction, per job.
     pub rate_iops: [Option<u64>; 2],
-    /// Where `rate_iops` was written.
-    pub rate_iops_at: Option<Place>,
+    /// Where `rate_iops` was written, and its value as written.
+    pub rate_iops_at: Option<(Place, String)>,
     /// `rate_process=poisson`.
     pub poisson: bool,
     /// `thinktime`, µs (0: none).
@@ -225,6 +225,30 @@ impl Job {
         ]
     }
 
+    /// The directions fio does, reads, writes and trims ([`Job::directions`] and `rw`'s trims): whose
+    /// block sizes the job uses ([`used_sizes`]).
+    pub fn used(&self) -> [bool; 3] {
+        let [read, write] = self.directions();
+        [read, write, self.rw.trim]
+    }
+
+    /// fio's refusal of a job with both `rate` and `rate_iops`, each capping some direction (fio 3.33:
+    /// "rate and rate_iops are mutually exclusive", and no run, whichever directions each caps: `rate=1m,`
+    /// with `rate_iops=,100` too; a value of 0 caps nothing and is taken): the problem naming both.
+    pub fn both_rates(&self) -> Option<Problem> {
+        let bytes = self.rate_bytes.0.iter().any(Option::is_some) || self.trim_rates[1].is_some();
+        let iops = self.rate_iops.iter().any(Option::is_some) || self.trim_rates[0].is_some();
+        let ((rat, rv), (iat, iv)) = (self.rate_bytes.1.as_ref()?, self.rate_iops_at.as_ref()?);
+        (bytes && iops).then(|| {
+            Problem::new(
+                iat.clone(),
+                format!(
+                    "rate_iops={iv} beside rate={rv} ({rat}): fio refuses a job with both (\"rate and rate_iops are mutually exclusive\") and runs nothing; keep one of them"
+                ),
+            )
+        })
+    }
+
     /// Whether the job does trims only (`rw=trim`, `rw=randtrim`), which a cap on trims caps.
     pub fn trims_only(&self) -> bool {
         self.rw.trim && !self.rw.read && !self.rw.write
@@ -250,7 +274,10 @@ impl Job {
             own: v.split(',').nth(2).is_some_and(|t| !t.trim().is_empty()),
         });
         match which {
-            0 => (self.rate_iops, self.rate_iops_at) = (caps, Some(at.clone())),
+            0 => {
+                self.rate_iops = caps;
+                self.rate_iops_at = Some((at.clone(), v.trim().to_string()));
+            }
             _ => self.rate_bytes = (caps, Some((at.clone(), v.trim().to_string()))),
         }
         Ok(())
@@ -273,7 +300,7 @@ impl Job {
             sync: None,
             flush: None,
             flush_at: None,
-            bs: [Blocks::One(4096), Blocks::One(4096)],
+            bs: [Blocks::One(4096), Blocks::One(4096), Blocks::One(4096)],
             bs_at: None,
             ba: None,
             iodepth: 1,
@@ -546,24 +573,50 @@ fn map_blocks(job: &mut Job, name: &str, v: &str, at: &Place) -> Result<Outcome,
     }
 }
 
-/// Sets the block sizes of the directions `v` names (`read,write[,trim]`).
+/// Sets the block sizes of the directions `v` names (`read,write[,trim]`, [`set_sizes`]).
 fn set_blocks(
     job: &mut Job,
     v: &str,
     at: &Place,
     parse: impl Fn(&str) -> Result<Blocks, String>,
 ) -> Result<Outcome, String> {
+    set_sizes(&mut job.bs, v, parse)?;
+    job.bs_at = Some(at.clone());
+    Ok(Outcome::Done)
+}
+
+/// Sets `bs`, the block sizes of reads, writes and trims, to those fio's `bs`, `bsrange` or `bssplit`
+/// value `v` gives each ([`value::directions`]: a direction the value leaves empty keeps its size), each
+/// part read by `parse`; the one rule of the import and of fio's JSON read.
+///
+/// # Errors
+/// No value, or a part `parse` refuses.
+pub fn set_sizes(
+    bs: &mut [Blocks; 3],
+    v: &str,
+    parse: impl Fn(&str) -> Result<Blocks, String>,
+) -> Result<(), String> {
     let parts = value::directions(v);
     if parts.iter().all(Option::is_none) {
         return Err("no value".into());
     }
-    for (d, p) in parts.iter().take(2).enumerate() {
+    for (d, p) in parts.iter().enumerate() {
         if let Some(t) = p {
-            job.bs[d] = parse(t)?;
+            bs[d] = parse(t)?;
         }
     }
-    job.bs_at = Some(at.clone());
-    Ok(Outcome::Done)
+    Ok(())
+}
+
+/// The block sizes of the directions `used` (reads, writes, trims) the job does: the one they share, or
+/// the first direction's with the names of two whose sizes differ. A direction the job does not do is not
+/// asked (fio 3.33 `rw=randtrim --bs=4k,8k,16k` trimmed 16 KiB blocks). The import's rule and fio's JSON's.
+pub fn used_sizes(bs: &[Blocks; 3], used: [bool; 3]) -> (&Blocks, Option<[&'static str; 2]>) {
+    let names = ["reads", "writes", "trims"];
+    let mut them = (0..3).filter(|&d| used[d]);
+    let first = them.next().unwrap_or(0);
+    let differ = them.find(|&d| bs[d] != bs[first]);
+    (&bs[first], differ.map(|d| [names[first], names[d]]))
 }
 
 /// fio's bssplit `bs/perc:bs/perc:...`, missing percentages given the rest in equal parts, as fio does.
@@ -722,9 +775,7 @@ fn rate_caps(v: &str, kb: u64) -> Result<[Option<u64>; 2], String> {
 /// (fio 3.33 on a `randtrim` job: `rate_iops=100` 99.95 trims/s, `100,200` 199.90, `100,,300` 299.85;
 /// `100,` and `100,0` uncapped); `None` when it caps none.
 fn trim_part(v: &str) -> Option<&str> {
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    let part = parts.get(2).or(parts.last()).copied()?;
-    (!part.is_empty() && part != "0").then_some(part)
+    value::directions(v)[2].filter(|&p| p != "0")
 }
 
 /// A flag: no value, or 0 or 1.

@@ -162,7 +162,8 @@ fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
     let mut bps = [None; 3];
     let mut from_rate = [false; 3];
     for d in (0..2).filter(|&d| used[d]) {
-        // fio takes `rate` over `rate_iops` for a direction both cap.
+        // `rate` over `rate_iops` for a direction both cap (fio refuses a job with both, and so does the
+        // import, `Job::both_rates`; fio's JSON of one is a guess).
         bps[d] = bytes[d].or(job.rate_iops[d].map(|c| m.bytes_of_cap(c)));
         from_rate[d] = bytes[d].is_some();
     }
@@ -177,7 +178,7 @@ fn fio_rate(job: &Job, m: &MixRate) -> Option<FioRate> {
     }
     if (0..2).any(|d| bps[d].is_some() && !from_rate[d]) {
         text.push(format!("rate_iops={}", caps_text(job.rate_iops)));
-        at = at.or_else(|| job.rate_iops_at.clone());
+        at = at.or_else(|| job.rate_iops_at.as_ref().map(|a| a.0.clone()));
     }
     Some(FioRate {
         bps,
@@ -386,18 +387,33 @@ fn rate_mix(job: &Job, read_percent: u64, fio: &FioRate) -> CapsMix {
             .map_or(CapsMix::Rwmix, |why| CapsMix::Device { why });
     };
     let (rd, wd) = (r.0 * w.1, w.0 * r.1);
-    let share = ((rd * 100 + (rd + wd) / 2) / (rd + wd).max(1)) as u64;
+    let nearest = ((rd * 100 + (rd + wd) / 2) / (rd + wd).max(1)) as u64;
+    // Rounded to 0 or 100, the share would drop a direction fio issues (attack 29 F11: `rate_iops=1000,1`
+    // ran 2,000 reads and 2 writes in 2 s): 1 or 99 keeps it.
+    let share = nearest.clamp(1, 99);
     if share == read_percent {
         return CapsMix::Rwmix;
     }
-    CapsMix::Caps {
-        share,
-        why: format!(
-            "fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps ({}:{}), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = {share}, the share fio realises",
-            ios_text(r),
-            ios_text(w)
+    let caps = format!("{}:{}", ios_text(r), ios_text(w));
+    let why = match share == nearest {
+        true => format!(
+            "fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps ({caps}), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = {share}, the share fio realises"
         ),
-    }
+        false => {
+            // wkrun's stream runs at the lower of each cap over its share (docs/spec.md).
+            let (s, rv, wv) = (share as f64 / 100.0, r.value(), w.value());
+            let stream = (rv / s).min(wv / (1.0 - s));
+            format!(
+                "fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps ({caps}), not rwmixread, when the device keeps up: {} % reads, which rounds to {nearest} and would issue no {}, where fio issues {}/s; read_percent = {share} keeps both directions, and as wkrun keeps it exact, the lower cap over its share paces the stream: reads {}/s, writes {}/s per job",
+                mean_text(rd as f64 * 100.0 / (rd + wd) as f64),
+                if nearest == 100 { "write" } else { "read" },
+                ios_text(if nearest == 100 { w } else { r }),
+                mean_text(stream * s),
+                mean_text(stream * (1.0 - s)),
+            )
+        }
+    };
+    CapsMix::Caps { share, why }
 }
 
 /// I/Os per second: whole, or with 2 decimals.
@@ -446,8 +462,8 @@ fn mean_text(x: f64) -> String {
 
 /// The option that made the job's block-size mix, as fio names it.
 fn mix_option(job: &Job) -> &'static str {
-    match job.bs.iter().find(|b| !matches!(b, Blocks::One(_))) {
-        Some(Blocks::Range(..)) => "bsrange",
+    match super::job::used_sizes(&job.bs, job.used()).0 {
+        Blocks::Range(..) => "bsrange",
         _ => "bssplit",
     }
 }

@@ -359,6 +359,9 @@ fn verify(job: &Job, writes: bool, notes: &mut Vec<Remark>) -> Option<bool> {
 
 /// The job's shape; a value fio takes but no phase can hold is a problem.
 pub fn shape(job: &Job) -> Result<Shaped, Problem> {
+    if let Some(p) = job.both_rates() {
+        return Err(p);
+    }
     let mut notes = job.notes.clone();
     let mut refused = job.refused.clone();
     let at = job.bs_at.clone().unwrap_or_else(|| job.at.clone());
@@ -454,16 +457,12 @@ pub fn shape(job: &Job) -> Result<Shaped, Problem> {
 
 /// The block size of the directions the job uses, and whether fio's random map applies (full coverage).
 fn block(job: &Job, at: &Place, refused: &mut Vec<Remark>) -> (Block, bool) {
-    let used: Vec<&Blocks> = [(job.rw.read, &job.bs[0]), (job.rw.write, &job.bs[1])]
-        .into_iter()
-        .filter_map(|(u, b)| u.then_some(b))
-        .collect();
-    let first = used.first().copied().unwrap_or(&job.bs[0]);
-    if used.iter().any(|b| *b != first) {
+    let (first, differ) = super::job::used_sizes(&job.bs, job.used());
+    if let Some([a, b]) = differ {
         refused.push(remark(
             at,
             "bs (per direction)",
-            "reads and writes of different block sizes; a wkrun phase has one block size (or mix) for both (--lossy: the reads')",
+            format!("{a} and {b} of different block sizes; a wkrun phase has one block size (or mix) for both (--lossy: the {a}')"),
         ));
     }
     let mut block = match first {

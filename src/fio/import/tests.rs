@@ -1167,14 +1167,13 @@ fn rate_in_bytes_is_the_rate_fio_gives() {
             "fio paces a job's bytes per second ({basis}) and issues an I/O when the bytes before it are due, so at the mix's mean size ({mean} B an I/O) it issues those bytes / {mean} I/Os per second per job on average: {said}; wkrun's rate_iops counts I/Os of any size, so it caps each job at that average (its I/Os evenly spaced, where fio's gaps follow each I/O's size)"
         )
     };
-    // One size: 1 MiB/s of 4 KiB is 256 I/Os/s exactly, nothing said; rate over rate_iops, as in fio.
+    // One size: 1 MiB/s of 4 KiB is 256 I/Os/s exactly, nothing said (beside rate_iops, fio refuses it:
+    // rate_with_rate_iops_is_refused_as_fio_refuses_it).
     let none = Vec::<String>::new();
     assert_eq!(
         cap(&job("bs=4k", "rate=1m"), false),
         ("{ read = 256 }".into(), none.clone())
     );
-    let both = job("bs=4k", "rate_iops=100\nrate=1m");
-    assert_eq!(cap(&both, false).0, "{ read = 256 }");
     // A mix: 1,048,576 / 34,816 = 30.12 I/Os/s on average, capped at 30 and said.
     let (c, notes) = cap(&job("bssplit=4k/50:64k/50", "rate=1m"), false);
     assert_eq!(c, "{ read = 30 }");
@@ -1376,7 +1375,6 @@ fn a_cap_on_a_trim_job_is_its_total_cap() {
         ("rate_iops=100,,300", "300"),
         ("rate_iops=0,0,250\nnumjobs=2", "500"),
         ("rate=1m,,2m", "512"),
-        ("rate_iops=100\nrate=,,2m", "512"),
     ] {
         let out = import_text(&job(rate), false).unwrap_or_else(|e| panic!("{rate}: {e:?}"));
         let (ps, _) = phases(&out.text);
@@ -1498,4 +1496,110 @@ fn a_cap_of_several_jobs_is_multiplied_then_rounded() {
         "{:?}",
         out.notes
     );
+}
+
+/// Attack 29 F6: fio's `bs` (and `bsrange`, `bssplit`) is `read,write,trim`, a part not written taking the
+/// last one written (fio 3.33 on `rw=randtrim`: `4k,8k,16k` and `,,16k` trimmed 16 KiB, `4k,8k` and `,8k`
+/// 8 KiB, `8k,` 4 KiB, its default); the import gave a job of trims only its reads' size, so `--rate=,,1m`
+/// ran 256 trims/s where fio ran 64 (fio-3.33-a29-randtrim-bs3-rate-trim-1m.json). A direction the job does
+/// not do has no say: `rwmixread=100` reads only.
+#[test]
+fn each_direction_takes_its_own_block_size() {
+    let job = |rw: &str, bs: &str| {
+        format!("[t]\nfilename=f\nsize=64m\nrw={rw}\n{bs}\nnorandommap\ntime_based\nruntime=2\n")
+    };
+    for (rw, bs, size) in [
+        ("randtrim", "bs=4k,8k,16k", r#""16KiB""#),
+        ("randtrim", "bs=,,16k", r#""16KiB""#),
+        ("randtrim", "bs=4k,8k", r#""8KiB""#),
+        ("randtrim", "bs=,8k", r#""8KiB""#),
+        ("randtrim", "bs=8k,", r#""4KiB""#),
+        ("randtrim", "bs=16k", r#""16KiB""#),
+        ("randtrim", "bs=8k\nbs=8k,", r#""8KiB""#),
+        ("randtrim", "bssplit=4k,16k", "{ 16KiB = 100 }"),
+        ("randtrim", "bsrange=4k-4k,16k-16k", r#""16KiB""#),
+        ("trim", "bs=4k,8k,16k", r#""16KiB""#),
+        ("randread", "bs=4k,8k,16k", r#""4KiB""#),
+        ("randwrite", "bs=4k,8k,16k", r#""8KiB""#),
+        ("randrw\nrwmixread=100", "bs=4k,8k", r#""4KiB""#),
+    ] {
+        let p = first(&job(rw, bs));
+        assert_eq!(p["block_size"].to_string(), size, "{rw} {bs}");
+    }
+    let p = first(&job("randtrim", "bs=4k,8k,16k\nrate=,,1m"));
+    assert_eq!(
+        (p["block_size"].as_str(), p["rate_iops"].as_integer()),
+        (Some("16KiB"), Some(64))
+    );
+    let err = import_text(&job("randrw", "bs=4k,8k,16k"), false).expect_err("refused");
+    assert_eq!(
+        err,
+        vec![
+            "j.fio:5: bs (per direction): reads and writes of different block sizes; a wkrun phase has one block size (or mix) for both (--lossy: the reads') (with a comment in the spec)"
+        ]
+    );
+}
+
+/// Attack 29 F5: fio 3.33 refuses a job with both `rate` and `rate_iops` ("rate and rate_iops are mutually
+/// exclusive", and no run), whichever directions each caps (`rate=1m,` with `rate_iops=,100`); the import
+/// took both. Refused, `--lossy` too, naming both lines; a value of 0 caps nothing, as fio takes it.
+#[test]
+fn rate_with_rate_iops_is_refused_as_fio_refuses_it() {
+    let job = |rates: &str| {
+        format!("[a]\nfilename=f\nrw=randrw\nbs=4k\n{rates}\nruntime=1\ntime_based=1\n")
+    };
+    for lossy in [false, true] {
+        let err = import_text(&job("rate=1m,\nrate_iops=,100"), lossy).expect_err("refused");
+        assert_eq!(
+            err,
+            vec![
+                "j.fio:6: rate_iops=,100 beside rate=1m, (j.fio:5): fio refuses a job with both (\"rate and rate_iops are mutually exclusive\") and runs nothing; keep one of them"
+            ]
+        );
+    }
+    let err = import_text(&job("rate_iops=100\nrate=,,2m"), false).expect_err("refused");
+    assert_eq!(
+        err,
+        vec![
+            "j.fio:5: rate_iops=100 beside rate=,,2m (j.fio:6): fio refuses a job with both (\"rate and rate_iops are mutually exclusive\") and runs nothing; keep one of them"
+        ]
+    );
+    for (rates, cap) in [
+        ("rate=0\nrate_iops=100", "{ read = 100, write = 100 }"),
+        ("rate=1m\nrate_iops=0", "{ read = 256, write = 256 }"),
+    ] {
+        assert_eq!(first(&job(rates))["rate_iops"].to_string(), cap, "{rates}");
+    }
+}
+
+/// Attack 29 F11: caps whose share rounds to 100 (or 0) percent reads (`rate_iops=1000,1`: 99.9 %) dropped
+/// the direction fio issues (fio 3.33: 2,000 reads and 2 writes in 2 s,
+/// fio-3.33-a29-randrw-rate-iops-1000-1.json): read_percent is 99 (or 1), and the note says what that costs.
+#[test]
+fn a_share_of_caps_keeps_both_directions() {
+    let job = |caps: &str| {
+        format!(
+            "[a]\nfilename=f\nsize=64m\nrw=randrw\nbs=4k\nrate_iops={caps}\nruntime=2\ntime_based=1\n"
+        )
+    };
+    for (caps, read, note) in [
+        (
+            "1000,1",
+            99,
+            "j.fio:1: rate_iops=1000,1 with rwmixread=50: fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (1000:1), not rwmixread, when the device keeps up: 99.9 % reads, which rounds to 100 and would issue no write, where fio issues 1/s; read_percent = 99 keeps both directions, and as wkrun keeps it exact, the lower cap over its share paces the stream: reads 99/s, writes 1/s per job",
+        ),
+        (
+            "1,1000",
+            1,
+            "j.fio:1: rate_iops=1,1000 with rwmixread=50: fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (1:1000), not rwmixread, when the device keeps up: 0.1 % reads, which rounds to 0 and would issue no read, where fio issues 1/s; read_percent = 1 keeps both directions, and as wkrun keeps it exact, the lower cap over its share paces the stream: reads 1/s, writes 99/s per job",
+        ),
+    ] {
+        let out = import_text(&job(caps), false).expect("imports");
+        let (ps, _) = phases(&out.text);
+        assert_eq!(ps[0]["read_percent"].as_integer(), Some(read), "{caps}");
+        let said: Vec<&String> = (out.notes.iter())
+            .filter(|n| n.contains("follows the caps"))
+            .collect();
+        assert_eq!(said, [note], "{caps}");
+    }
 }
