@@ -1114,7 +1114,7 @@ fn check_io_shape(at: &At, p: &PhaseSpec) -> Option<RuleError> {
 }
 
 /// Why a byte offset of `offset` bytes starts no whole block of `block` bytes (`None` when it does): the
-/// one message of the rules (a byte offset in the spec, [`check_io_shape`]) and of the plan's span
+/// one message of the rules (a byte offset in the spec, `check_io_shape`) and of the plan's span
 /// (`plan::span::resolve`).
 pub fn offset_off_block(offset: u64, block: u64) -> Option<String> {
     (block > 0 && !offset.is_multiple_of(block))
