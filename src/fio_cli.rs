@@ -15,6 +15,8 @@ pub fn cmd_import(
     output: Option<&Path>,
     lossy: bool,
 ) -> Result<(), Fail> {
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    not_an_input(output, &inputs, "spec")?;
     let source = match (files.is_empty(), args.is_empty()) {
         (false, true) => Source::Files(files.to_vec()),
         (true, false) => Source::Args(args.to_vec()),
@@ -80,6 +82,7 @@ type Targets = (Option<TargetSection>, Vec<Option<u64>>);
 /// `wkrun export fio SPEC [--target PATH]... [--target-size SIZE] [-o FILE]`. A job file that would run
 /// nothing, every phase left out, is refused: exit 2, nothing written (attack 28 F4).
 pub fn cmd_export(spec: &Path, output: Option<&Path>, a: &TargetArgs) -> Result<(), Fail> {
+    not_an_input(output, &[spec], "job file")?;
     let s = wkrun::spec::load_file(spec).map_err(|e| Fail(e.exit_code(), e.to_string()))?;
     let (on, sizes) = command_targets(&s, a)?;
     let e = wkrun::fio::export::export_sized(&s, on.as_ref(), &sizes).map_err(|e| {
@@ -185,6 +188,28 @@ fn command_targets(s: &LoadedSpec, a: &TargetArgs) -> Result<Targets, Fail> {
         many => (section.path, section.paths, section.sim) = (None, Some(many.to_vec()), None),
     }
     Ok((Some(section), sizes))
+}
+
+/// Refuses an `output` (`-o`) that names one of the command's `inputs`, the same file (by device and inode
+/// where both exist, else by path): the `what` written would replace what was read (attack 29 F12).
+fn not_an_input(output: Option<&Path>, inputs: &[&Path], what: &str) -> Result<(), Fail> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(out) = output else {
+        return Ok(());
+    };
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let same = |i: &Path| match (id(out), id(i)) {
+        (Some(a), Some(b)) => a == b,
+        _ => out == i,
+    };
+    match inputs.iter().copied().find(|i| same(i)) {
+        Some(i) => Err(bad(format!(
+            "-o {} is the input {}: the {what} would replace it; name another file; nothing was written",
+            out.display(),
+            i.display()
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Writes `text` to `output` (a temporary file beside it, renamed over it: a failed write leaves nothing),

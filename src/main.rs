@@ -969,6 +969,33 @@ fn target_list(s: &LoadedSpec, a: &TargetArgs) -> Result<Vec<Option<PathBuf>>, F
     }
 }
 
+/// A target that cannot be probed: a path that is no file or block device (a folder, a FIFO) named where
+/// it came from, `--target` or the spec's `[target] path` or `paths` entry, located (attack 29 F13).
+/// `target`: the target probed, as [`listed_targets`] gave it.
+fn probe_fail(
+    s: &LoadedSpec,
+    target: Option<&Path>,
+    a: &TargetArgs,
+    e: &target::ProbeError,
+) -> Fail {
+    let what = e.to_string();
+    if !matches!(e, target::ProbeError::NotFileOrDevice(_)) {
+        return Fail(e.exit_code(), what);
+    }
+    let section = s.file.target.as_ref();
+    let listed = section.and_then(|t| t.paths.as_ref());
+    let key = match (a.target.is_empty(), target, listed) {
+        (false, _, _) => return bad(format!("--target {what}")),
+        (true, Some(p), Some(paths)) => match paths.iter().position(|q| q == p) {
+            Some(i) => format!("target.paths[{i}]"),
+            None => return bad(what),
+        },
+        (true, None, _) if section.is_some_and(|t| t.path.is_some()) => "target.path".into(),
+        _ => return bad(what),
+    };
+    bad(s.key_error(&key, what, None).to_string())
+}
+
 /// The targets the run names: each `--target`, else each of the spec's `[target] paths`, else one target
 /// chosen by [`choose_target`] from the spec's `[target]` or the default (`None`).
 fn listed_targets(s: &LoadedSpec, a: &TargetArgs) -> Vec<Option<PathBuf>> {
@@ -991,7 +1018,7 @@ fn probe_and_plan(
 ) -> Result<(TargetInfo, Plan), Fail> {
     let info = match choose_target(s, target, a, notes)? {
         Chosen::Path(path, size) => {
-            target::probe(&path, size).map_err(|e| Fail(e.exit_code(), e.to_string()))?
+            target::probe(&path, size).map_err(|e| probe_fail(s, target, a, &e))?
         }
         Chosen::Sim(p) => {
             let info = TargetInfo::sim(p).map_err(|e| bad(format!("simulated target: {e}")))?;

@@ -819,7 +819,7 @@ fn region(
         (false, None) if null => fio_amount(whole()),
         (false, None) => None,
         (true, s) => match resolved.as_ref().and_then(|r| r.1).map_or_else(
-            || split(s.unwrap_or_else(whole), jobs, block_unit(p)),
+            || split((s.unwrap_or_else(whole), "span"), jobs, block_unit(p)),
             |shape| dealt(&shape, (jobs, block_unit(p)), &p.name, e),
         ) {
             Ok(v) => Some(v),
@@ -863,8 +863,9 @@ fn region(
 /// Each of `jobs` equal parts of the span `s` in fio's units, as wkrun's partitioned workers take it: in
 /// bytes, a multiple of `jobs` × `unit` (wkrun cuts the span into whole blocks of `unit`, the first parts a
 /// block larger when they do not divide: 10 MiB over 3 workers of 4 KiB is 854, 853 and 853 blocks); in
-/// percent, a whole percentage each (of a file fio measures). Else why not, and what would split.
-fn split(s: Amount, jobs: u64, unit: Option<u64>) -> Result<String, String> {
+/// percent, a whole percentage each (of a file fio measures). Else why not, and what would split. `noun`
+/// names what `s` is: the span, or the size a sequential pass bounded to less than the span writes.
+fn split((s, noun): (Amount, &str), jobs: u64, unit: Option<u64>) -> Result<String, String> {
     let unit_bytes = unit.unwrap_or(1).max(1);
     match s {
         Amount::Bytes(b) if b % (jobs * unit_bytes) == 0 => return Ok(fio_size(b / jobs)),
@@ -876,14 +877,43 @@ fn split(s: Amount, jobs: u64, unit: Option<u64>) -> Result<String, String> {
     let unit = unit.map_or("the block size".to_string(), fmt_bytes);
     let what = match s {
         Amount::Bytes(_) => format!(
-            "the span {s} is no multiple of {jobs} × {unit} (wkrun's workers take whole blocks, parts that differ by a block where they do not divide)"
+            "the {noun} {s} is no multiple of {jobs} × {unit} (wkrun's workers take whole blocks, parts that differ by a block where they do not divide)"
         ),
         Amount::Percent(_) => format!(
             "the span {s} of a file whose size the job file does not state is no whole percentage a job"
         ),
     };
     Err(format!(
-        "fio's {jobs} jobs (numjobs, offset_increment) each take an equal part, and {what}; a span in bytes that is a multiple of {jobs} × {unit} would split"
+        "fio's {jobs} jobs (numjobs, offset_increment) each take an equal part, and {what}; a {noun} in bytes that is a multiple of {jobs} × {unit} would split"
+    ))
+}
+
+/// Why fio's `jobs` jobs, each doing one `io_size`, cannot do what the plan deals its workers (`parts`,
+/// of a phase in blocks of `unit` read in `order`) when their I/Os differ: `None` when they are equal.
+/// Attack 29 F2: a sequential size of one pass and a half over two parts, 2048 and 1024 I/Os, was exported
+/// as 1536 each.
+fn unequal_ops(parts: &[plan::WorkerPlan], unit: u64, order: crate::ops::Order) -> Option<String> {
+    let ops: Vec<u64> = parts.iter().filter_map(|w| w.ops).collect();
+    if ops.windows(2).all(|w| w[0] == w[1]) {
+        return None;
+    }
+    let jobs = parts.len();
+    let list: Vec<String> = ops.iter().map(u64::to_string).collect();
+    let (how, fix) = match order {
+        crate::ops::Order::Sequential => (
+            "a sequential worker passes over its part, and the I/Os past the last whole pass go to the span's first blocks",
+            "a size of whole passes over the span would split".to_string(),
+        ),
+        _ => (
+            "the first workers take one more where they do not divide",
+            format!("a size of a multiple of {jobs} blocks would split"),
+        ),
+    };
+    Some(format!(
+        "the plan deals the size's {} I/Os of {} to the {jobs} workers as {} ({how}), and fio's {jobs} jobs (numjobs) each do the same io_size; {fix}",
+        ops.iter().sum::<u64>(),
+        fmt_bytes(unit),
+        list.join(", ")
     ))
 }
 
@@ -908,7 +938,15 @@ fn dealt(
         .enumerate()
         .all(|(k, w)| w.range == ByteRange { start: at(k), len });
     if len == 0 || !equal {
-        return split(Amount::Bytes(total), jobs, unit);
+        let noun = if total < shape.range.len {
+            "size"
+        } else {
+            "span"
+        };
+        return split((Amount::Bytes(total), noun), jobs, unit);
+    }
+    if let Some(why) = unequal_ops(&parts, shape.unit, shape.order) {
+        return Err(why);
     }
     if total < shape.range.len {
         e.differs.push(format!("phase {name}: a sequential pass bounded to less than the span writes its first {}, dealt to the {jobs} jobs in parts of {} as to wkrun's workers: fio's regions are those parts, so its JSON reads the span as {}, not {}", fmt_bytes(total), fmt_bytes(len), fmt_bytes(total), fmt_bytes(shape.range.len)));
@@ -1588,8 +1626,8 @@ expect = "header"
     /// Attack 28 F3: a percent offset and span on a target of known size are the plan's span
     /// (`plan::phase_span`), not the percentage times the size: 10 % of 16 MiB + 100 B is 1,677,731.6 B,
     /// block 410 of 4 KiB (1640k), block 13 of 128 KiB (1664k) for the fill and for the workload of the
-    /// fill's span; 50 % is 2,048 blocks of 4 KiB (8m). A byte offset off the block is refused as the plan
-    /// refuses it.
+    /// fill's span; 50 % is 2,048 blocks of 4 KiB (8m). A byte offset off the block is refused by the
+    /// spec's rules (attack 29 F3), as the plan refuses it.
     #[test]
     fn a_percent_span_is_the_plans() {
         let spec = |phases: &str| {
@@ -1611,12 +1649,11 @@ expect = "header"
             e.text
         );
         let odd = w.replace("\"10%\"", "\"1000B\"");
-        let e = export_sized(&spec(&odd), None, &size).expect("exports");
+        let text = format!("format = 1\n[spec]\nname = \"f\"\nversion = \"1\"\n{odd}");
+        let e = crate::spec::load_str(Path::new("f.toml"), &text).expect_err("refused");
         assert_eq!(
-            e.cannot,
-            [
-                "phase w: on a target of 16777316 B: offset 1000 B is not a multiple of the block size (4096 B)"
-            ]
+            e.first().message,
+            "offset 1000 B is not a multiple of the block size (4096 B)"
         );
     }
 

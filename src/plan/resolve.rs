@@ -468,8 +468,8 @@ impl Phase<'_> {
         }
     }
 
-    /// Case C02: with O_DIRECT, block sizes ([`direct_misaligned`]) and a byte offset must be multiples of
-    /// the logical block size.
+    /// Case C02: with O_DIRECT, block sizes ([`direct_misaligned`]) must be multiples of the logical block
+    /// size (and a byte offset, of whole blocks by the spec's rules, is then one too).
     fn check_alignment(&self, blocks: &Blocks) -> Result<(), SpecError> {
         if !(self.does_io() && self.direct()) {
             return Ok(());
@@ -485,15 +485,7 @@ impl Phase<'_> {
                 Some(format!("use a multiple of {lbs} B, or direct = false")),
             ));
         }
-        if let Some(Amount::Bytes(off)) = self.p.offset
-            && off % lbs != 0
-        {
-            return Err(self.err(
-                "offset",
-                format!("offset {off} B is not a multiple of the target's logical block size ({lbs} B), which O_DIRECT requires"),
-                None,
-            ));
-        }
+        // A byte offset is of whole blocks (`spec::rules::check_io_shape`), so of whole logical blocks too.
         Ok(())
     }
 

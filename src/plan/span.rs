@@ -56,12 +56,10 @@ pub fn resolve(
     let start = match offset {
         None => 0,
         Some(Amount::Bytes(b)) => {
-            if b % block != 0 {
+            if let Some(message) = crate::spec::rules::offset_off_block(b, block) {
                 return Err(SpanError {
                     key: "offset",
-                    message: format!(
-                        "offset {b} B is not a multiple of the block size ({block} B)"
-                    ),
+                    message,
                 });
             }
             b
@@ -117,7 +115,7 @@ pub fn resolve(
             ),
         });
     }
-    let len = requested.min(capacity - start) / block * block;
+    let len = crate::spec::rules::whole_blocks(requested.min(capacity - start), block) * block;
     if len == 0 {
         return Err(SpanError {
             key: "span",

@@ -1095,7 +1095,9 @@ pub fn below_one_block(size: Amount, bytes: u64, block: u64) -> String {
 /// now refuse the same): a block-size mix only in a random, uniform, time-bounded workload; full coverage
 /// only for a random pattern; a byte `size` of at least one block; the I/O buffers at most
 /// [`MAX_BUFFER_BYTES`]; a duration of at most [`crate::stats::MAX_INTERVALS`] intervals; `steady_round`
-/// and `aggregate` whole multiples of the interval; verified blocks of whole 512-byte sectors. `p` is the phase with its `[defaults]`; the first broken rule.
+/// and `aggregate` whole multiples of the interval; verified blocks of whole 512-byte sectors; with O_DIRECT,
+/// blocks of whole sectors; a byte offset of whole blocks; partitioned workers' parts of a span in bytes.
+/// `p` is the phase with its `[defaults]`; the first broken rule.
 fn check_io_shape(at: &At, p: &PhaseSpec) -> Option<RuleError> {
     if p.kind == PhaseKind::Erase {
         return None;
@@ -1107,7 +1109,38 @@ fn check_io_shape(at: &At, p: &PhaseSpec) -> Option<RuleError> {
         .or_else(|| check_multiples(at, p))
         .or_else(|| check_sectors(at, p))
         .or_else(|| check_direct_sizes(at, p))
+        .or_else(|| check_offset(at, p))
         .or_else(|| check_span_parts(at, p))
+}
+
+/// Why a byte offset of `offset` bytes starts no whole block of `block` bytes (`None` when it does): the
+/// one message of the rules (a byte offset in the spec, `check_io_shape`) and of the plan's span
+/// (`plan::span::resolve`).
+pub fn offset_off_block(offset: u64, block: u64) -> Option<String> {
+    (block > 0 && !offset.is_multiple_of(block))
+        .then(|| format!("offset {offset} B is not a multiple of the block size ({block} B)"))
+}
+
+/// The whole blocks of `unit` bytes a span of `len` bytes holds (rounded down): the one count of the
+/// plan's span (`plan::span::resolve`) and of [`parts_fit`].
+pub fn whole_blocks(len: u64, unit: u64) -> u64 {
+    len / unit.max(1)
+}
+
+/// A byte offset (`offset = "1000B"`) starts a whole block of the phase's block size (a mix's smallest),
+/// which the span is cut into on every target ([`offset_off_block`]; with O_DIRECT that block is whole
+/// 512-byte sectors, [`check_direct_sizes`], so the offset is too).
+fn check_offset(at: &At, p: &PhaseSpec) -> Option<RuleError> {
+    let Some(Amount::Bytes(offset)) = p.offset else {
+        return None;
+    };
+    let unit = used_block_sizes(p).into_iter().min()?;
+    let message = offset_off_block(offset, unit)?;
+    Some(at.key(
+        "offset",
+        message,
+        Some("give an offset of whole blocks, or a percentage (rounded up to a whole block)"),
+    ))
 }
 
 /// The smallest logical block size a target has (a sector): O_DIRECT I/O of a size no target's logical
@@ -1151,6 +1184,10 @@ fn check_span_parts(at: &At, p: &PhaseSpec) -> Option<RuleError> {
     }
     let sizes = used_block_sizes(p);
     let (unit, largest) = (*sizes.iter().min()?, *sizes.iter().max()?);
+    // A span of less than one block is refused by the plan's span on every target, workers or not.
+    if whole_blocks(len, unit) == 0 {
+        return None;
+    }
     let (message, help) = parts_fit(p, workers, len, (unit, largest))?;
     Some(at.key("workers", message, Some(help)))
 }
@@ -1166,12 +1203,16 @@ pub fn parts_fit(
     (unit, largest): (u64, u64),
 ) -> Option<(String, &'static str)> {
     let unit = unit.max(1);
-    let blocks = len.div_ceil(unit);
+    let restore = p.kind == PhaseKind::RestoreImage;
+    // An image's last block may be partial (it is written too); a span holds whole blocks only.
+    let blocks = match restore {
+        true => len.div_ceil(unit),
+        false => whole_blocks(len, unit),
+    };
     let smallest_part = (blocks / n.max(1)) * unit;
     if smallest_part >= largest {
         return None;
     }
-    let restore = p.kind == PhaseKind::RestoreImage;
     let what = if restore { "image" } else { "span" };
     let plural = if blocks == 1 { "" } else { "s" };
     let need =

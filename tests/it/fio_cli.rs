@@ -1065,3 +1065,92 @@ fn an_import_problem_is_one_line_whatever_its_value_holds() {
     );
     assert_eq!(dir_listing(d.path()), vec!["j.fio".to_string()]);
 }
+
+/// Attack 29 F12: `-o` naming the command's own input (the same path, or another name of the same file, a
+/// hard link) is refused, exit 2, and the input keeps its bytes; a new name writes.
+#[test]
+fn an_output_that_is_the_input_is_refused_with_exit_2() {
+    let t = tempdir();
+    let d = t.path();
+    let fill = "[[phase]]\nname = \"f\"\nkind = \"fill\"\nblock_size = \"64KiB\"\n";
+    write_file(d, "s.toml", &spec_text("s", fill));
+    write_file(d, "j.fio", &two_jobs(&d.join("t.img")));
+    std::fs::hard_link(d.join("s.toml"), d.join("same.toml")).expect("hard link");
+    let (spec, job) = (read(d, "s.toml"), read(d, "j.fio"));
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["export", "fio", "s.toml", "-o", "s.toml"],
+            "error: -o s.toml is the input s.toml: the job file would replace it; name another file; nothing was written\n",
+        ),
+        (
+            &["export", "fio", "s.toml", "-o", "same.toml"],
+            "error: -o same.toml is the input s.toml: the job file would replace it; name another file; nothing was written\n",
+        ),
+        (
+            &["import", "fio", "j.fio", "-o", "j.fio"],
+            "error: -o j.fio is the input j.fio: the spec would replace it; name another file; nothing was written\n",
+        ),
+        (
+            &["import", "fio", "j.fio", "-o", "./j.fio"],
+            "error: -o ./j.fio is the input j.fio: the spec would replace it; name another file; nothing was written\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let (c, out, e) = code_out_err(&wkrun(d, args));
+        assert_eq!((c, out.as_str(), e.as_str()), (2, "", want), "{args:?}");
+    }
+    assert_eq!((read(d, "s.toml"), read(d, "j.fio")), (spec, job));
+    let (c, _, e) = code_out_err(&wkrun(d, &["import", "fio", "j.fio", "-o", "j.toml"]));
+    assert_eq!(c, 0, "{e}");
+    assert!(
+        read(d, "j.toml")
+            .starts_with("# Imported from the fio job file j.fio by `wkrun import fio`"),
+        "{}",
+        read(d, "j.toml")
+    );
+}
+
+/// The text of `dir/name`.
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).expect("a file")
+}
+
+/// Attack 29 F13: a target path that is a folder or a FIFO is refused, exit 2, naming where it came
+/// from: the spec's line and key `target.path`, or `--target`.
+#[test]
+fn a_target_that_is_a_folder_or_a_fifo_is_named_where_it_came_from() {
+    let t = tempdir();
+    let d = t.path();
+    std::fs::create_dir(d.join("adir")).expect("folder");
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(d.join("afifo"))
+        .status()
+        .expect("mkfifo");
+    assert!(fifo.success());
+    let w = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nread_percent = 0\nduration = \"1s\"\n";
+    for name in ["adir", "afifo"] {
+        let path = d.join(name).display().to_string();
+        let text = spec_text("s", &format!("[target]\npath = \"{path}\"\n{w}"));
+        write_file(d, "s.toml", &text);
+        let want = format!(
+            "error: s.toml:6:1: target.path: {path}: not a regular file or a block device\n   |\n 6 | path = \"{path}\"\n   | ^^^^\n"
+        );
+        for args in [
+            &["plan", "s.toml"][..],
+            &["export", "fio", "s.toml"],
+            &["s.toml"],
+        ] {
+            let (c, out, e) = code_out_err(&wkrun(d, args));
+            assert_eq!((c, out.as_str()), (2, ""), "{args:?}: {e}");
+            assert!(e.starts_with(&want), "{args:?}: {e}");
+        }
+        let (c, _, e) = code_out_err(&wkrun(d, &["plan", "s.toml", "--target", &path]));
+        assert_eq!(
+            (c, e.as_str()),
+            (
+                2,
+                format!("error: --target {path}: not a regular file or a block device\n").as_str()
+            )
+        );
+    }
+}

@@ -859,3 +859,86 @@ fn planned_parts(out: &str) -> ((u64, u64), Vec<(u64, u64)>) {
     };
     (span, parts)
 }
+
+/// The I/Os the plan deals each worker of the first phase (`params.worker_parts[].ops`), from `wkrun plan
+/// --json`'s output `out`.
+fn planned_ops(out: &str) -> Vec<u64> {
+    let plan: serde_json::Value = serde_json::from_str(out).expect("plan JSON");
+    let parts = plan["phases"][0]["params"]["worker_parts"].as_array();
+    let parts = parts.expect("worker parts");
+    parts
+        .iter()
+        .map(|p| p["ops"].as_u64().expect("ops"))
+        .collect()
+}
+
+/// Attack 29 F2: 2 workers writing 12 MiB sequentially over an 8 MiB span are dealt 2048 and 1024 I/Os
+/// (worker 0 passes over its part twice, worker 1 once); export wrote `io_size=6m` a job and fio did 1536
+/// each. fio's jobs each do one io_size, so the phase is not exported, saying why (the only phase: exit 2,
+/// no job file); 16 MiB, two whole passes, is dealt 2048 each, and real fio does that in each part.
+#[test]
+fn a_sequential_size_of_unequal_deals_is_not_exported() {
+    if let Some(why) = fio_missing() {
+        return skip(
+            "fio_region::a_sequential_size_of_unequal_deals_is_not_exported",
+            &why,
+        );
+    }
+    let d = tempdir();
+    std::fs::write(d.path().join("t.img"), vec![UNTOUCHED; (16 * MIB) as usize]).expect("t.img");
+    let phase = |size: &str| {
+        format!(
+            "kind = \"workload\"\npattern = \"sequential\"\nread_percent = 0\nworkers = 2\nspan = \"8MiB\"\nsize = \"{size}\"\n"
+        )
+    };
+    let on = ["--target", "t.img"];
+    write_file(d.path(), "s.toml", &spec(&phase("12MiB")));
+    let (_, out, _) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "s.toml", "--json", "--target", "t.img"],
+    ));
+    assert_eq!(planned_ops(&out), [2048, 1024]);
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "export", "fio", "s.toml", "-o", "s.fio", "--target", "t.img",
+        ],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not exported: phase w: the plan deals the size's 3072 I/Os of 4KiB to the 2 workers as 2048, 1024 (a sequential worker passes over its part, and the I/Os past the last whole pass go to the span's first blocks), and fio's 2 jobs (numjobs) each do the same io_size; a size of whole passes over the span would split\n"), "{err}");
+    assert!(!d.path().join("s.fio").exists());
+    let what = "2 workers, 16 MiB over an 8 MiB span";
+    let written = in_plans_span(d.path(), (&phase("16MiB"), false), &on, (0, 8 * MIB), what);
+    assert_eq!(written, (16 * MIB, 0), "{what}");
+    let job = std::fs::read_to_string(d.path().join("s.fio")).expect("job file");
+    assert!(
+        job.contains("\nsize=4m\nnumjobs=2\noffset_increment=4m\nio_size=8m\n"),
+        "{job}"
+    );
+    let (_, out, _) = code_out_err(&wkrun(
+        d.path(),
+        &["plan", "s.toml", "--json", "--target", "t.img"],
+    ));
+    assert_eq!(planned_ops(&out), [2048, 2048]);
+    let by_job: Vec<usize> = writes_by_job(d.path()).iter().map(Vec::len).collect();
+    assert_eq!(by_job, [2048, 2048], "{job}");
+}
+
+/// Attack 29 F8: 3 workers reading the first 4000 KiB of a 12 MiB span sequentially take 334, 333 and 333
+/// blocks: the reason names the size that does not split, not the span (a multiple of 3 × 4 KiB).
+#[test]
+fn a_sequential_size_that_does_not_split_is_named() {
+    let d = tempdir();
+    std::fs::write(d.path().join("t.img"), vec![UNTOUCHED; (16 * MIB) as usize]).expect("t.img");
+    let phase = "kind = \"workload\"\npattern = \"sequential\"\nread_percent = 100\nworkers = 3\nspan = \"12MiB\"\nsize = \"4000KiB\"\n";
+    write_file(d.path(), "s.toml", &spec(phase));
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &[
+            "export", "fio", "s.toml", "-o", "s.fio", "--target", "t.img",
+        ],
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not exported: phase w: fio's 3 jobs (numjobs, offset_increment) each take an equal part, and the size 4000KiB is no multiple of 3 × 4KiB (wkrun's workers take whole blocks, parts that differ by a block where they do not divide); a size in bytes that is a multiple of 3 × 4KiB would split\n"), "{err}");
+    assert!(!d.path().join("s.fio").exists());
+}
