@@ -53,8 +53,7 @@ pub fn mix(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
 fn mix_mismatch(p: &PhaseResult, (dir, count): (&str, u64), percent: u8) -> Option<String> {
     let n = p.total.ops;
     let others = n.saturating_sub(count);
-    let per = u128::from(percent.min(100));
-    match per {
+    match percent.min(100) {
         100 if others > 0 => {
             return Some(format!(
                 ": the phase issues {dir}s only, but {others} of its total.ops {n} are not {dir}s"
@@ -69,6 +68,20 @@ fn mix_mismatch(p: &PhaseResult, (dir, count): (&str, u64), percent: u8) -> Opti
         _ => {}
     }
     let cuts = cuts(p)?;
+    let why = in_groups((dir, count), (n, "total.ops"), percent, cuts)?;
+    Some(format!(" does not give {why}"))
+}
+
+/// Why `count` I/Os of direction `dir` among `n` (`n_field`) are not `percent` % of them by the op stream's
+/// rule ([`mix`]) with at most `cuts` groups of 100 cut short, from `{dir}.ops` on; `None` when they are.
+/// The one rule of a phase's counts and of each worker's ([`worker_mix`]).
+fn in_groups(
+    (dir, count): (&str, u64),
+    (n, n_field): (u64, &str),
+    percent: u8,
+    cuts: u128,
+) -> Option<String> {
+    let per = u128::from(percent.min(100));
     let (want, spread) = (u128::from(n) * per, cuts * per * (100 - per));
     let lo = want.saturating_sub(spread).div_ceil(100);
     let hi = ((want + spread) / 100).min(u128::from(n));
@@ -76,10 +89,54 @@ fn mix_mismatch(p: &PhaseResult, (dir, count): (&str, u64), percent: u8) -> Opti
         return None;
     }
     Some(format!(
-        " does not give {dir}.ops {count} of total.ops {n}: each group of 100 I/Os of a stream in a row holds exactly {percent} {dir}s, so {n} I/Os hold {} {dir}s give or take {} for each of at most {cuts} groups cut short (2 per stream, 2 per thread sharing one, 2 per failed I/O): {lo} to {hi}",
+        "{dir}.ops {count} of {n_field} {n}: each group of 100 I/Os of a stream in a row holds exactly {percent} {dir}s, so {n} I/Os hold {} {dir}s give or take {} for each of at most {cuts} groups cut short (2 per stream, 2 per thread sharing one, 2 per failed I/O): {lo} to {hi}",
         num(n as f64 * f64::from(percent) / 100.0),
         num((per * (100 - per)) as f64 / 100.0),
     ))
+}
+
+/// Each of phase `i`'s `workers[]` against the mix of its own op stream (the rule [`mix`] holds the phase to):
+/// a worker draws its directions from a stream of its own (its `seed`), exactly `params.read_percent`
+/// reads and `params.trim_percent` trims in each 100 of it, cut short at most where its own stream is (2),
+/// where each thread sharing it stopped (2 each, [`crate::plan::stream_sharers`]) and at each of its failed
+/// I/Os (2 each, its `errors`). A phase of 0 % or 100 % holds its workers already (their counts add up to
+/// its own).
+pub fn worker_mix(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
+    let q = &p.params;
+    let (Some(read), Some(sharers)) = (q.read_percent, cuts(p).and(sharers(p))) else {
+        return;
+    };
+    for (k, w) in p.workers.iter().enumerate() {
+        let trims = w.trim.as_ref().map_or(0, |t| t.ops);
+        let n = w.read.ops.saturating_add(w.write.ops).saturating_add(trims);
+        let field = match w.trim {
+            Some(_) => "its I/Os (read.ops + write.ops + trim.ops)",
+            None => "its I/Os (read.ops + write.ops)",
+        };
+        let cuts = 2 * (1 + u128::from(sharers)) + 2 * u128::from(w.errors);
+        for (dir, count, percent, key) in [
+            ("read", w.read.ops, read, "read_percent"),
+            ("trim", trims, q.trim_percent.unwrap_or(0), "trim_percent"),
+        ] {
+            if matches!(percent, 0 | 100) {
+                continue;
+            }
+            let Some(why) = in_groups((dir, count), (n, field), percent, cuts) else {
+                continue;
+            };
+            out.push(Violation {
+                path: format!("phases[{i}].workers[{k}].{dir}.ops"),
+                expected: format!("params.{key} {percent} of its own stream does not give {why}"),
+            });
+        }
+    }
+}
+
+/// The threads sharing each worker's stream ([`crate::plan::stream_sharers`]); `None` when the engine or
+/// queue depth is not recorded.
+fn sharers(p: &PhaseResult) -> Option<u32> {
+    let q = &p.params;
+    Some(crate::plan::stream_sharers(q.engine?, q.queue_depth?))
 }
 
 /// The most groups of 100 I/Os phase `p`'s completed I/Os may cut short ([`mix`]); `None` when its engine
@@ -89,7 +146,7 @@ fn cuts(p: &PhaseResult) -> Option<u128> {
     if q.zone_mode.is_some() {
         return None;
     }
-    let sharers = crate::plan::stream_sharers(q.engine?, q.queue_depth?);
+    let sharers = sharers(p)?;
     let streams = p.hosts.len().max(1) as u128 * u128::from(q.workers.unwrap_or(1).max(1));
     let failed = p.errors.as_ref().map_or(0, |e| e.total);
     Some(2 * streams * (1 + u128::from(sharers)) + 2 * u128::from(failed))

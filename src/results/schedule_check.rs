@@ -78,7 +78,8 @@ fn caps(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
 /// ⌈its I/Os / every⌉ − 1 to ⌊its issued I/Os / every⌋ think times. Together: at least ⌈ops / every⌉ −
 /// threads, at most ⌈(ops + failed I/Os) / every⌉ (rounded up: a failed I/O was issued too), and each
 /// thread's think times but its last (which may end past the bound) lie within `duration_s`: at most
-/// threads × (⌊duration_s / think_time⌋ + 1). None without a think time.
+/// threads × (⌊duration_s / think_time⌋ + 1). None without a think time. Exactly Σ (⌈its I/Os / every⌉ − 1)
+/// where each worker's counts fix it ([`exact_thinks`]).
 fn thinks(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
     let Some(a) = &p.arrivals else { return };
     let q = &p.params;
@@ -104,6 +105,16 @@ fn thinks(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
         ),
         _ => None,
     };
+    if let Some((exact, of)) = exact_thinks(p, every)
+        && n != exact
+    {
+        return out.push(Violation {
+            path,
+            expected: format!(
+                "{n} is not Σ (⌈I/Os / params.think_every {every}⌉ − 1) = {exact} for {of}: each worker's one issuing thread thinks before each of its bursts but the first, and in a phase without a time bound (params.duration_ns) that ran to its bound without a failed I/O, at no other time"
+            ),
+        });
+    }
     let most = (ops + failed).div_ceil(every);
     let least = threads.map_or(0, |t| ops.div_ceil(every).saturating_sub(t));
     let of = format!(
@@ -132,4 +143,45 @@ fn thinks(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
         path,
         expected: format!("{n} is {why}"),
     });
+}
+
+/// The think times phase `p` took, with what they are counted from, where its counts fix them: one issuing
+/// thread per worker ([`crate::plan::stream_sharers`] 1), which thinks before each burst of `every` of its
+/// I/Os but the first, so ⌈its I/Os / every⌉ − 1 (none for none); and nothing that thinks at another time:
+/// no time bound (`params.duration_ns`, which may refuse the I/O after a think time), no failed I/O, no
+/// stop (the phase `completed`, not ended at steady state: a stop may fall inside a think time), not a
+/// merge, and each worker's I/Os known (`workers[]`, or `total.ops` for one worker). `None` otherwise: the
+/// bounds of [`thinks`] hold the count.
+fn exact_thinks(p: &PhaseResult, every: u128) -> Option<(u128, String)> {
+    let q = &p.params;
+    let plain = q.duration_ns.is_none()
+        && p.completed
+        && p.hosts.is_empty()
+        && !p.steady_state.as_ref().is_some_and(|s| s.ended_phase)
+        && p.errors.as_ref().is_none_or(|e| e.total == 0);
+    if !plain || crate::plan::stream_sharers(q.engine?, q.queue_depth?) != 1 {
+        return None;
+    }
+    let thinks = |m: u64| u128::from(m).div_ceil(every).saturating_sub(1);
+    let workers = q.workers.unwrap_or(1).max(1) as usize;
+    if p.workers.is_empty() {
+        let one = format!("total.ops {} of the phase's one worker", p.total.ops);
+        return (workers == 1).then(|| (thinks(p.total.ops), one));
+    }
+    if p.workers.len() != workers || p.workers.iter().any(|w| w.errors > 0) {
+        return None;
+    }
+    let counts: Vec<u64> = (p.workers.iter())
+        .map(|w| {
+            let trims = w.trim.as_ref().map_or(0, |t| t.ops);
+            w.read.ops.saturating_add(w.write.ops).saturating_add(trims)
+        })
+        .collect();
+    let exact = counts.iter().map(|&m| thinks(m)).sum();
+    let shown: Vec<String> = counts.iter().map(u64::to_string).collect();
+    let names = match p.workers.iter().any(|w| w.trim.is_some()) {
+        true => "read.ops + write.ops + trim.ops",
+        false => "read.ops + write.ops",
+    };
+    Some((exact, format!("workers[] {names} {}", shown.join(", "))))
 }

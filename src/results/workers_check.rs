@@ -1,8 +1,9 @@
 //! A phase's workers against its parameters: `params.worker_parts` is what the plan deals out
 //! ([`crate::plan::deal_workers`], the one definition, from the span, block size, order, byte bound, stream
 //! seed and split the phase records), one part per worker of `params.workers`, each inside the span; each
-//! of `workers[]` is its part (range and seed); and the workers' I/Os and bytes add up to the phase's, per
-//! direction (docs/results.md, "Workers").
+//! of `workers[]` is its part (range and seed); the workers' I/Os and bytes add up to the phase's, per
+//! direction; and each worker's reads and trims are its own stream's exact mix
+//! ([`super::figures_check::worker_mix`]) (docs/results.md, "Workers").
 
 use super::PhaseResult;
 use super::check::{MAX_DURATION_S, Violation};
@@ -26,6 +27,9 @@ pub fn workers(i: usize, p: &PhaseResult, out: &mut Vec<Violation>) {
     }
     if out.len() == before {
         dealt_counts(i, p, out);
+    }
+    if out.len() == before {
+        super::figures_check::worker_mix(i, p, out);
     }
 }
 

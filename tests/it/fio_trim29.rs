@@ -248,3 +248,27 @@ fn a_falloc_job_says_what_compare_shows() {
         Some("falloc")
     );
 }
+
+/// Trial 29 L2: `rate_iops=300,100,50` on a mixed job: both its notes cite the option's line (10), where the
+/// note on the caps' mix cited the job's header (6).
+#[test]
+fn each_note_on_an_option_cites_its_line() {
+    let d = tempdir();
+    let job = "[global]\nfilename=t.img\nsize=32m\ntime_based\nruntime=2\n[mixjob]\nrw=randrw\nrwmixread=70\nbs=4k\nrate_iops=300,100,50\n";
+    write_file(d.path(), "r.fio", job);
+    let (code, _, err) = code_out_err(&wkrun(
+        d.path(),
+        &["import", "fio", "r.fio", "-o", "r.toml"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    let notes: Vec<&str> = (err.lines())
+        .filter(|l| l.contains("rate_iops=300,100"))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "note: r.fio:10: rate_iops=300,100,50: fio applies the value's third part to trims only, and this job does not trim: fio ignores it, as the import does (the value's caps on reads and writes are read)",
+            "note: r.fio:10: rate_iops=300,100 with rwmixread=70: fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (300:100), not rwmixread, when the device keeps up; wkrun keeps read_percent exact, and a cap that mix cannot reach would fall behind all run, so read_percent = 75, the share fio realises",
+        ]
+    );
+}

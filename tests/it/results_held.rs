@@ -308,3 +308,75 @@ fn phases_run_one_after_another_within_their_run() {
     ];
     refused(d, cases);
 }
+
+/// Trial 29 M1: each worker draws its directions from a stream of its own, exactly `read_percent` reads in
+/// each 100 of it; 200 reads moved from worker 1 to worker 0 and 200 writes back (each worker's I/Os, the
+/// phase's counts and every rate kept) passed, the phase's share being right. Two psync workers at 70 %
+/// for 1 s: each worker's reads lie within 21 of 70 % for each of its 4 groups cut short (its stream's two
+/// ends, its one thread's two), so both forged workers are refused at their `read.ops`.
+#[test]
+fn a_worker_s_reads_are_its_own_stream_s_exact_mix() {
+    let t = tempdir();
+    let d = t.path();
+    let body = "[[phase]]\nname = \"w\"\nkind = \"workload\"\nworkers = 2\nblock_size = \"4KiB\"\nread_percent = 70\nduration = \"1s\"\n";
+    a_file_run(d, "m", body);
+    validates(d, "r");
+    let v = results(&d.join("r"));
+    let w = |k: usize, dir: &str| n(&v["phases"][0]["workers"][k][dir]["ops"]);
+    let (r0, w0, r1, w1) = (w(0, "read"), w(0, "write"), w(1, "read"), w(1, "write"));
+    let moved = 200;
+    assert!(w0 >= moved && r1 >= moved, "{r0} {w0} {r1} {w1}");
+    let b = 4096;
+    let file = forged(d, "moved", |v| {
+        set_counts(v, 0, "read", r0 + moved, (r0 + moved) * b);
+        set_counts(v, 0, "write", w0 - moved, (w0 - moved) * b);
+        set_counts(v, 1, "read", r1 - moved, (r1 - moved) * b);
+        set_counts(v, 1, "write", w1 + moved, (w1 + moved) * b);
+    });
+    let place = |k: usize, reads: u64, all: u64| {
+        let lo = (all as u128 * 70).saturating_sub(4 * 70 * 30).div_ceil(100);
+        let hi = ((all as u128 * 70 + 4 * 70 * 30) / 100).min(u128::from(all));
+        format!(
+            "phases[0].workers[{k}].read.ops: params.read_percent 70 of its own stream does not give read.ops {reads} of its I/Os (read.ops + write.ops) {all}: each group of 100 I/Os of a stream in a row holds exactly 70 reads, so {all} I/Os hold {} reads give or take 21 for each of at most 4 groups cut short (2 per stream, 2 per thread sharing one, 2 per failed I/O): {lo} to {hi}",
+            wkrun::units::readable_float(all as f64 * 70.0 / 100.0)
+        )
+    };
+    refused(
+        d,
+        vec![(
+            file,
+            vec![place(0, r0 + moved, r0 + w0), place(1, r1 - moved, r1 + w1)],
+        )],
+    );
+}
+
+/// Attack 29 F7: two psync workers of 512 reads each in bursts of 10 take 51 think times each, 102 in all;
+/// 101 and 103 passed (within ⌈1024 / 10⌉ − 2 to ⌈1024 / 10⌉). A phase without a time bound that ran to its
+/// bound without a failed I/O, one thread a worker, has exactly Σ (⌈its I/Os / 10⌉ − 1): both refused.
+#[test]
+fn think_periods_are_exact_where_each_worker_s_counts_fix_them() {
+    let t = tempdir();
+    let d = t.path();
+    let body = "[[phase]]\nname = \"t\"\nkind = \"workload\"\nworkers = 2\nblock_size = \"4KiB\"\nread_percent = 100\nsize = \"4MiB\"\nthink_time = \"1ms\"\nthink_every = 10\n";
+    a_file_run(d, "th", body);
+    validates(d, "r");
+    let v = results(&d.join("r"));
+    let p = &v["phases"][0];
+    assert_eq!(n(&p["arrivals"]["think_periods"]), 102);
+    let ops: Vec<u64> = (0..2).map(|k| n(&p["workers"][k]["read"]["ops"])).collect();
+    assert_eq!(ops, [512, 512]);
+    let why = "each worker's one issuing thread thinks before each of its bursts but the first, and in a phase without a time bound (params.duration_ns) that ran to its bound without a failed I/O, at no other time";
+    let cases = [101u64, 103]
+        .into_iter()
+        .map(|k| {
+            let file = forged(d, &format!("think{k}"), |v| {
+                v["phases"][0]["arrivals"]["think_periods"] = k.into()
+            });
+            let place = format!(
+                "phases[0].arrivals.think_periods: {k} is not Σ (⌈I/Os / params.think_every 10⌉ − 1) = 102 for workers[] read.ops + write.ops 512, 512: {why}"
+            );
+            (file, vec![place])
+        })
+        .collect();
+    refused(d, cases);
+}

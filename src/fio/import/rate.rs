@@ -60,7 +60,7 @@ pub(super) fn caps(
     let mix = rate_mix(job, read_percent, &fio);
     if let CapsMix::Caps { why, .. } | CapsMix::Device { why } = &mix {
         let text = format!("{} with rwmixread={read_percent}", fio.text);
-        notes.push(remark(&job.at, text, why.clone()));
+        notes.push(remark(&fio.at, text, why.clone()));
     }
     (fio.ios, mix)
 }

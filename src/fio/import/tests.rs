@@ -1064,7 +1064,7 @@ fn rate_iops_with_a_block_size_mix_is_the_rate_fio_gives() {
     assert!(
         out.notes
             .iter()
-            .any(|n| n.starts_with("j.fio:1: rate_iops=2000 with rwmixread=70: ")),
+            .any(|n| n.starts_with("j.fio:8: rate_iops=2000 with rwmixread=70: ")),
         "{:?}",
         out.notes
     );
@@ -1207,7 +1207,7 @@ fn rate_in_bytes_is_the_rate_fio_gives() {
     assert_eq!(ps[0]["read_percent"].as_integer(), Some(67));
     assert!(
         out.notes.iter().any(
-            |n| n.starts_with("j.fio:1: rate=10m,5m with rwmixread=50: ")
+            |n| n.starts_with("j.fio:8: rate=10m,5m with rwmixread=50: ")
                 && n.contains("its mix follows the caps (2560:1280)")
         ),
         "{:?}",
