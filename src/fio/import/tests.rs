@@ -1586,12 +1586,12 @@ fn a_share_of_caps_keeps_both_directions() {
         (
             "1000,1",
             99,
-            "j.fio:1: rate_iops=1000,1 with rwmixread=50: fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (1000:1), not rwmixread, when the device keeps up: 99.9 % reads, which rounds to 100 and would issue no write, where fio issues 1/s; read_percent = 99 keeps both directions, and as wkrun keeps it exact, the lower cap over its share paces the stream: reads 99/s, writes 1/s per job",
+            "j.fio:6: rate_iops=1000,1 with rwmixread=50: fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (1000:1), not rwmixread, when the device keeps up: 99.9 % reads, which rounds to 100 and would issue no write, where fio issues 1/s; read_percent = 99 keeps both directions, and as wkrun keeps it exact, the lower cap over its share paces the stream: reads 99/s, writes 1/s per job",
         ),
         (
             "1,1000",
             1,
-            "j.fio:1: rate_iops=1,1000 with rwmixread=50: fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (1:1000), not rwmixread, when the device keeps up: 0.1 % reads, which rounds to 0 and would issue no read, where fio issues 1/s; read_percent = 1 keeps both directions, and as wkrun keeps it exact, the lower cap over its share paces the stream: reads 1/s, writes 99/s per job",
+            "j.fio:6: rate_iops=1,1000 with rwmixread=50: fio caps each direction and then issues whichever is behind its cap, so its mix follows the caps (1:1000), not rwmixread, when the device keeps up: 0.1 % reads, which rounds to 0 and would issue no read, where fio issues 1/s; read_percent = 1 keeps both directions, and as wkrun keeps it exact, the lower cap over its share paces the stream: reads 1/s, writes 99/s per job",
         ),
     ] {
         let out = import_text(&job(caps), false).expect("imports");
